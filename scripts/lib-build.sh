@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# lib-build.sh - helpers shared by scripts/matrix.sh and scripts/lint.sh.
+# Source it, do not run it:   . "$(dirname "$0")/lib-build.sh"
+#
+# Provides
+#   MR_CACHE           ${METAROCE_CACHE:-/var/cache/metaroce}
+#   MR_REPO            top of the git work tree the calling script lives in
+#   mr_log/mr_warn/mr_die   messages on stderr, prefixed with the script name
+#   mr_need_host_pkgs CMD:PKG ...   apt-get install PKG when CMD is missing
+#   mr_run_timeout SECS CMD...      run CMD with a hard timeout (kill after +30s),
+#                                   interruptible: Ctrl-C/TERM stop it and run traps
+#   mr_copy_sources DEST            fresh copy of git-tracked + untracked-not-ignored files
+#   mr_chroot_mount ROOT / mr_chroot_umount_all   /proc /sys /dev for a chroot;
+#                                   unmounted by the EXIT trap that mr_traps_install sets
+#   mr_traps_install                EXIT/INT/TERM/HUP cleanup (unmounts, kills the
+#                                   running timed job, runs mr_cleanup_hook if defined)
+
+MR_PROG=${MR_PROG:-$(basename "${0:-metaroce}")}
+export MR_CACHE=${METAROCE_CACHE:-/var/cache/metaroce}
+
+mr_log()  { printf '%s [%s] %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&2; }
+mr_warn() { printf '%s [%s] WARNING: %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&2; }
+mr_die()  { printf '%s [%s] ERROR: %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
+
+MR_REPO=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel 2>/dev/null) ||
+	mr_die "scripts must live inside the metaroce git work tree"
+
+# ---------------------------------------------------------------- host packages
+
+mr_apt_locked() {
+	local f
+	for f in /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock; do
+		[ -e "$f" ] || continue
+		flock -n "$f" true 2>/dev/null || return 0
+	done
+	return 1
+}
+
+# mr_apt_install [--root ROOT] PKG...  (waits for other apt users; one retry after update)
+mr_apt_install() {
+	local root=
+	if [ "${1:-}" = --root ]; then root=$2; shift 2; fi
+	local -a pre=()
+	[ -z "$root" ] || pre=(chroot "$root")
+	local tries=0 waited=0
+	export DEBIAN_FRONTEND=noninteractive
+	while :; do
+		if [ -z "$root" ]; then
+			while mr_apt_locked; do
+				[ $waited -lt 900 ] || mr_die "dpkg lock still held after 15 min"
+				[ $((waited % 60)) -ne 0 ] || mr_log "dpkg/apt lock held by another process, waiting"
+				sleep 5; waited=$((waited + 5))
+			done
+		fi
+		if timeout 1200 "${pre[@]}" apt-get -q -o DPkg::Lock::Timeout=600 install -y \
+			--no-install-recommends "$@" >&2; then
+			return 0
+		fi
+		tries=$((tries + 1))
+		[ $tries -lt 2 ] || mr_die "apt-get install $* failed${root:+ (in chroot $root)}"
+		mr_log "apt-get install failed; apt-get update and retry"
+		timeout 600 "${pre[@]}" apt-get -q -o DPkg::Lock::Timeout=600 update >&2 || true
+	done
+}
+
+# mr_need_host_pkgs cmd:pkg ...  install the packages whose command is missing
+mr_need_host_pkgs() {
+	local spec missing=()
+	for spec in "$@"; do
+		command -v "${spec%%:*}" >/dev/null 2>&1 || missing+=("${spec#*:}")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || mr_die "missing host packages (${missing[*]}) and not root to install them"
+	mr_log "installing host packages: ${missing[*]}"
+	mr_apt_install "${missing[@]}"
+}
+
+# ---------------------------------------------------------------- timed jobs
+
+MR_JOB_PID=
+
+# mr_run_timeout SECS CMD...: runs CMD in the background under timeout(1) (own process
+# group, so a TERM to it kills the whole tree) and waits.  Returns CMD's status; 124
+# means timed out.  A trapped INT/TERM during the wait kills the job (see mr_cleanup).
+mr_run_timeout() {
+	local secs=$1 rc=0; shift
+	timeout --kill-after=30 "$secs" "$@" &
+	MR_JOB_PID=$!
+	wait "$MR_JOB_PID" || rc=$?
+	MR_JOB_PID=
+	[ $rc -ne 124 ] || mr_warn "timed out after ${secs}s: $*"
+	return $rc
+}
+
+# ---------------------------------------------------------------- sources
+
+# mr_copy_sources DEST: DEST is wiped, then gets every file of
+# `git ls-files -co --exclude-standard` (tracked + untracked-not-ignored) that exists.
+mr_copy_sources() {
+	local dest=$1
+	case "$dest" in /|'') mr_die "refusing to copy sources to '$dest'" ;; esac
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	(cd "$MR_REPO" && git ls-files -z -co --exclude-standard |
+		while IFS= read -r -d '' f; do
+			# deleted-but-tracked files are listed too; skip them
+			if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+		done | tar --null -T - -cf -) | tar -C "$dest" -xf -
+}
+
+# ---------------------------------------------------------------- chroot mounts
+
+MR_MOUNTS=()
+
+mr_chroot_mount() {
+	local root fs
+	root=$(realpath "$1")
+	if [ ! -d "$root" ] || [ "$root" = / ]; then mr_die "bad chroot root '$1'"; fi
+	for fs in proc sys dev; do
+		mkdir -p "$root/$fs"
+		case $fs in
+		proc) mount -t proc -o nosuid,nodev,noexec proc "$root/proc" ;;
+		sys)  mount -t sysfs -o nosuid,nodev,noexec,ro sysfs "$root/sys" ;;
+		# non-recursive bind: nothing below /dev comes along, so one umount undoes it
+		dev)  mount --bind /dev "$root/dev" ;;
+		esac || mr_die "mounting $root/$fs failed"
+		MR_MOUNTS+=("$root/$fs")
+	done
+}
+
+# lists mount points at or below ROOT (ROOT itself excluded)
+mr_mounts_below() {
+	local root
+	root=$(realpath "$1")
+	findmnt -rn -o TARGET | awk -v r="$root/" 'index($0, r) == 1'
+}
+
+# Unmount, newest first, what mr_chroot_mount mounted (only that: a concurrent user of
+# the same rootfs keeps its own mounts).  Returns 1 if something could not be unmounted.
+mr_chroot_umount_all() {
+	local i m rc=0
+	for ((i = ${#MR_MOUNTS[@]} - 1; i >= 0; i--)); do
+		m=${MR_MOUNTS[i]}
+		if ! umount "$m" 2>/dev/null; then
+			sleep 1
+			if ! umount "$m" 2>/dev/null; then
+				mr_warn "umount $m busy; detaching lazily"
+				umount -l "$m" || { mr_warn "cannot unmount $m"; rc=1; }
+			fi
+		fi
+	done
+	MR_MOUNTS=()
+	return $rc
+}
+
+# ---------------------------------------------------------------- traps
+
+mr_cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM HUP
+	if [ -n "${MR_JOB_PID:-}" ]; then
+		kill -TERM "$MR_JOB_PID" 2>/dev/null || true
+		wait "$MR_JOB_PID" 2>/dev/null || true
+		MR_JOB_PID=
+	fi
+	[ ${#MR_MOUNTS[@]} -eq 0 ] || mr_chroot_umount_all || rc=1
+	if declare -F mr_cleanup_hook >/dev/null; then mr_cleanup_hook || true; fi
+	exit $rc
+}
+
+mr_traps_install() {
+	trap mr_cleanup EXIT
+	trap 'mr_warn "interrupted"; exit 130' INT
+	trap 'mr_warn "terminated"; exit 143' TERM
+	trap 'mr_warn "hangup"; exit 129' HUP
+}
