@@ -1,0 +1,57 @@
+#!/bin/bash
+# Guest harness (runs as PID 1 via /lab/init, from the read-only 9p share /lab/in).
+# Sets up the VM, runs /lab/in/scenario.sh with a timeout, writes /lab/out/result.json,
+# dmesg.txt and scenario.log, then powers the VM off.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+t0=$(date +%s)
+
+mount -t devpts devpts /dev/pts -o gid=5,mode=620 2>/dev/null || { mkdir -p /dev/pts && mount -t devpts devpts /dev/pts; }
+mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mkdir -p /run/netns /var/run
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+
+# Per-VM settings written by run.sh: LAB_VM LAB_SCENARIO LAB_TOPOLOGY LAB_TIMEOUT ROLE MY_IP PEER_IP
+set -a
+. /lab/out/vm.env
+set +a
+export LAB_IN=/lab/in LAB_OUT=/lab/out LAB_FILES=/lab/in/files LAB_LIB=/lab/in/guest/lib.sh
+export LAB_WORK=/tmp/lab
+mkdir -p "$LAB_WORK"
+: >"$LAB_OUT/checks.jsonl"
+: >"$LAB_OUT/metrics.jsonl"
+
+hostname "$LAB_VM"
+ip link set lo up
+if [ -n "${MY_IP:-}" ]; then
+    ip addr add "$MY_IP/24" dev eth0
+    ip link set eth0 up
+fi
+echo "lab: vm=$LAB_VM role=${ROLE:-} ip=${MY_IP:-} kernel=$(uname -r) boot=$(cut -d' ' -f1 /proc/uptime)s" >/dev/console
+
+cd "$LAB_WORK"
+timeout -k 10 "$LAB_TIMEOUT" bash "$LAB_IN/scenario.sh" </dev/null 2>&1 | tee "$LAB_OUT/scenario.log" >/dev/console
+rc=${PIPESTATUS[0]}
+[ "$rc" = 124 ] && echo "lab: scenario timed out after ${LAB_TIMEOUT}s" | tee -a "$LAB_OUT/scenario.log" >/dev/console
+
+dmesg >"$LAB_OUT/dmesg.txt" 2>&1
+jq -n \
+    --arg vm "$LAB_VM" --arg scenario "$LAB_SCENARIO" --arg topology "$LAB_TOPOLOGY" \
+    --arg dist "${LAB_DIST:-}" --arg kernel "$(uname -r)" --argjson rc "$rc" \
+    --argjson duration "$(( $(date +%s) - t0 ))" \
+    --slurpfile checks "$LAB_OUT/checks.jsonl" --slurpfile metrics "$LAB_OUT/metrics.jsonl" '
+    ($checks | all(.ok)) as $allok |
+    {vm: $vm, scenario: $scenario, topology: $topology, dist: $dist, kernel: $kernel,
+     status: (if $rc == 0 and $allok then "pass" else "fail" end),
+     exit_code: $rc, duration_s: $duration,
+     checks: $checks,
+     metrics: (reduce $metrics[] as $m ({}; .[$m.name] = $m.value))}' \
+    >"$LAB_OUT/result.json.tmp" && mv "$LAB_OUT/result.json.tmp" "$LAB_OUT/result.json"
+echo "lab: scenario exit $rc, result $(jq -r .status "$LAB_OUT/result.json" 2>/dev/null || echo missing)" >/dev/console
+sync
+echo o >/proc/sysrq-trigger
+sleep 30
+poweroff -f

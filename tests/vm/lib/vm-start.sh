@@ -1,0 +1,37 @@
+#!/bin/bash
+# lib/vm-start.sh IMAGE VMDIR SCRATCH MAC INDIR [NETDEV_OPTS]
+# Boot one lab VM in the background from a throwaway qcow2 overlay of IMAGE and print its
+# QEMU PID on stdout. VMDIR is the VM's output dir (9p tag labout; must hold vm.env) and gets
+# console.log and qemu.log; INDIR is the shared read-only input dir (9p tag labin).
+# NETDEV_OPTS, if given, is a -netdev spec (without id=) for the lab NIC eth0.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/common.sh"
+
+img=$1 vmdir=$2 scratch=$3 mac=$4 indir=$5 netdev=${6:-}
+imgdir=$(dirname "$img")
+name=$(basename "$vmdir")
+overlay=$scratch/$name.qcow2
+
+qemu-img create -q -f qcow2 -F raw -b "$img" "$overlay" >&2
+
+args=(
+    -name "lab-$name" -nodefaults -no-user-config
+    -accel tcg -cpu max -m "${LAB_VM_MEM:-2G}" -smp "${LAB_VM_SMP:-1}"
+    -display none -vga none -monitor none -no-reboot
+    -serial "file:$vmdir/console.log"
+    -kernel "$imgdir/vmlinuz" -initrd "$imgdir/initrd.img"
+    -append "root=/dev/vda rw rootfstype=ext4 console=ttyS0 init=/lab/init net.ifnames=0 fsck.mode=skip panic=-1 ${LAB_VM_APPEND:-}"
+    -drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe"
+    -device virtio-rng-pci
+    -fsdev "local,id=labin,path=$indir,security_model=none,readonly=on"
+    -device virtio-9p-pci,fsdev=labin,mount_tag=labin
+    -fsdev "local,id=labout,path=$vmdir,security_model=none"
+    -device virtio-9p-pci,fsdev=labout,mount_tag=labout
+)
+if [ -n "$netdev" ]; then
+    args+=(-netdev "$netdev,id=n0" -device "virtio-net-pci,netdev=n0,mac=$mac")
+fi
+
+qemu-system-x86_64 "${args[@]}" </dev/null >"$vmdir/qemu.log" 2>&1 &
+echo $!
