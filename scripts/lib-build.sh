@@ -20,9 +20,12 @@
 MR_PROG=${MR_PROG:-$(basename "${0:-metaroce}")}
 export MR_CACHE=${METAROCE_CACHE:-/var/cache/metaroce}
 
-mr_log()  { printf '%s [%s] %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&2; }
-mr_warn() { printf '%s [%s] WARNING: %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&2; }
-mr_die()  { printf '%s [%s] ERROR: %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
+# Messages go to the stderr the script was started with (saved as fd MR_ERR), so that they
+# stay visible when they are printed from a trap that fires inside a redirected call.
+exec {MR_ERR}>&2
+mr_log()  { printf '%s [%s] %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&"$MR_ERR"; }
+mr_warn() { printf '%s [%s] WARNING: %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&"$MR_ERR"; }
+mr_die()  { printf '%s [%s] ERROR: %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&"$MR_ERR"; exit 1; }
 
 MR_REPO=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel 2>/dev/null) ||
 	mr_die "scripts must live inside the metaroce git work tree"

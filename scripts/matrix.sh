@@ -119,7 +119,8 @@ classify() {
 module_gcc() {
 	local ko=$1 fallback=$2 v
 	v=$(readelf -p .comment "$ko" 2>/dev/null | sed -n 's/.*GCC: \(.*\)$/\1/p' | sort -u | tail -n1)
-	[ -n "$v" ] && echo "$v" || echo "$fallback"
+	if [ -z "$v" ]; then v=${fallback#*gcc* }; fi	# "gcc (Debian 12.2.0-14) 12.2.0" -> "(Debian ...)..."
+	echo "$v"
 }
 
 # get_rootfs DIST -> sets ROOTFS (no command substitution: the timed job must stay
@@ -155,7 +156,9 @@ finish() {
 	else
 		gccv=$gccfb
 	fi
-	if [ "$mrc" -ne 0 ]; then
+	if [ "$mrc" -eq 124 ] || [ "$mrc" -eq 137 ]; then
+		result="FAIL(timeout ${BUILD_TIMEOUT}s)"
+	elif [ "$mrc" -ne 0 ]; then
 		result="FAIL(make rc=$mrc)"
 	elif [ ! -f "$dest/metaroce.ko" ]; then
 		result="FAIL(no $KO_REL)"
@@ -269,10 +272,10 @@ for d in "$@"; do
 done
 
 {
-	printf '\n%-9s %-28s %-34s %5s %7s %6s  %s\n' DIST KVER GCC WARN IGNORED SECS RESULT
+	printf '\n%-9s %-28s %-36s %5s %7s %6s  %s\n' DIST KVER GCC WARN IGNORED SECS RESULT
 	for row in "${SUMMARY[@]}"; do
 		IFS='|' read -r d k g c i r s <<<"$row"
-		printf '%-9s %-28s %-34s %5s %7s %6s  %s\n' "$d" "$k" "${g:0:34}" "$c" "$i" "$s" "$r"
+		printf '%-9s %-28s %-36s %5s %7s %6s  %s\n' "$d" "$k" "${g:0:36}" "$c" "$i" "$s" "$r"
 	done
 }
 exit $FAILED
