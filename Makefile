@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# metaroce top-level Makefile.
+#   make                  build metaroce.ko for the running kernel
+#   make KDIR=<dir>       ... against any kernel build/headers tree
+#   make W=1 C=1          extra warnings, sparse
+#   make matrix           build for Debian 12 (6.1) and Debian 13 (6.12)
+#   make lint             checkpatch --strict and friends
+#   make kunit            KUnit suites (UML, from linux-source-6.12)
+#   make test             everything CI runs (see README)
+#   make demo             the README's main job: a VM-lab demo
+#   make bench            benchmarks in the VM lab
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(ROOT) CONFIG_METAROCE=m modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(ROOT) clean
+
+matrix:
+	$(ROOT)/scripts/matrix.sh
+
+lint:
+	$(ROOT)/scripts/lint.sh
+
+kunit:
+	$(ROOT)/tests/kunit/run.sh
+
+test:
+	$(ROOT)/tests/run-all.sh
+
+demo:
+	$(ROOT)/tests/vm/demo.sh
+
+bench:
+	$(ROOT)/tests/vm/bench.sh
+
+.PHONY: all modules clean matrix lint kunit test demo bench

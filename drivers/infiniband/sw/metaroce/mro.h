@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metaroce: device-wide state and the glue between the layers.
+ * See Documentation/metaroce/design.rst for the layer map.
+ */
+#ifndef MRO_H
+#define MRO_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_verbs.h>
+
+#include "mro_compat.h"
+#include "mro_counters.h"
+#include "mro_param.h"
+
+#define MRO_DRV_NAME	"metaroce"
+#define MRO_LINK_TYPE	"metaroce"
+
+/* one metaroce ib_device on one netdev */
+struct mro_dev {
+	struct ib_device ib_dev;
+
+	struct net_device *ndev;	/* held from newlink to dealloc */
+	netdevice_tracker ndev_tracker;
+	possible_net_t net;		/* ndev's namespace at newlink */
+
+	struct list_head list;		/* mro_devs, under mro_devs_lock */
+	bool listed;
+
+	/* port, written under rtnl by the netdev notifier */
+	enum ib_port_state port_state;
+	enum ib_mtu active_mtu;
+	u16 active_speed;
+	u8 active_width;
+	unsigned int payload_mtu;	/* bytes of payload per packet */
+
+	atomic64_t stats[MRO_NR_COUNTERS];
+};
+
+struct mro_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct mro_pd {
+	struct ib_pd ibpd;
+};
+
+static inline struct mro_dev *to_mro_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mro_dev, ib_dev);
+}
+
+static inline struct net *mro_dev_net(struct mro_dev *dev)
+{
+	return read_pnet(&dev->net);
+}
+
+/* mro_main.c: module parameters */
+extern unsigned int mro_udp_port;
+
+/* mro_dev.c: device table, link add, netdev events */
+int mro_newlink(const char *ibdev_name, struct net_device *ndev);
+struct mro_dev *mro_dev_get_by_netdev(struct net_device *ndev);
+void mro_dev_put(struct mro_dev *dev);
+void mro_unregister_all(void);
+int mro_netdev_event(struct notifier_block *nb, unsigned long event,
+		     void *ptr);
+void mro_dev_dealloc(struct ib_device *ibdev);
+
+/* mro_net.c: per-namespace UDP sockets and the receive entry */
+int mro_net_init(void);
+void mro_net_exit(void);
+int mro_net_get(struct net *net);
+void mro_net_put(struct net *net);
+int mro_rxe_port_check(void);
+
+/* mro_verbs.c: the ib_device_ops table and its registration */
+int mro_register_device(struct mro_dev *dev, const char *ibdev_name);
+
+#endif /* MRO_H */

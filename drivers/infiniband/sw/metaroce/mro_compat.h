@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Differences between the kernels metaroce builds for (6.1 and 6.12),
+ * keyed on Kbuild feature probes (probes/NAME.c gives MRO_HAVE_NAME), never on the
+ * kernel version.
+ */
+#ifndef MRO_COMPAT_H
+#define MRO_COMPAT_H
+
+#include <linux/mm.h>
+#include <rdma/ib_verbs.h>
+
+#ifdef MRO_HAVE_CREATE_CQ_ATTRS
+#define MRO_CREATE_CQ_UDATA_ARG struct uverbs_attr_bundle *attrs
+#define mro_create_cq_udata(attrs) ((attrs) ? &(attrs)->driver_udata : NULL)
+#else
+#define MRO_CREATE_CQ_UDATA_ARG struct ib_udata *attrs
+#define mro_create_cq_udata(attrs) (attrs)
+#endif
+
+#ifndef MRO_HAVE_MARK_NAME_ASSIGNED
+static inline void ib_mark_name_assigned_by_user(struct ib_device *dev)
+{
+}
+#endif
+
+static inline void mro_vm_flags_set(struct vm_area_struct *vma,
+				    unsigned long flags)
+{
+#ifdef MRO_HAVE_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+#endif /* MRO_COMPAT_H */

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* metaroce port counters */
+#include "mro.h"
+
+static const struct rdma_stat_desc mro_counter_descs[] = {
+	[MRO_CNT_SENT_PKTS].name = "sent_pkts",
+	[MRO_CNT_RCVD_PKTS].name = "rcvd_pkts",
+	[MRO_CNT_SENT_BYTES].name = "sent_bytes",
+	[MRO_CNT_RCVD_BYTES].name = "rcvd_bytes",
+	[MRO_CNT_DROP_SHORT].name = "rx_drop_short",
+	[MRO_CNT_DROP_VERSION].name = "rx_drop_version",
+	[MRO_CNT_DROP_OPCODE].name = "rx_drop_opcode",
+	[MRO_CNT_DROP_HDR_LEN].name = "rx_drop_hdr_len",
+	[MRO_CNT_DROP_CRC].name = "rx_drop_crc",
+	[MRO_CNT_DROP_FIELD].name = "rx_drop_field",
+	[MRO_CNT_DROP_LENGTH].name = "rx_drop_length",
+	[MRO_CNT_DROP_NO_QP].name = "rx_drop_no_qp",
+	[MRO_CNT_DROP_NOMEM].name = "rx_drop_nomem",
+	[MRO_CNT_LINK_DOWNED].name = "link_downed",
+};
+
+static_assert(ARRAY_SIZE(mro_counter_descs) == MRO_NR_COUNTERS);
+
+struct rdma_hw_stats *mro_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(mro_counter_descs,
+					  ARRAY_SIZE(mro_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int mro_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index)
+{
+	struct mro_dev *dev = to_mro_dev(ibdev);
+	int i;
+
+	if (!port || stats->num_counters != MRO_NR_COUNTERS)
+		return -EINVAL;
+	for (i = 0; i < MRO_NR_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&dev->stats[i]);
+	return MRO_NR_COUNTERS;
+}

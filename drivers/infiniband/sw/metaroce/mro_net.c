@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce network layer: one pair of UDP tunnel sockets (IPv4, IPv6) on the
+ * metaroce port in every network namespace that holds a metaroce device,
+ * and the receive entry point that validates packets before anyone else
+ * looks at them.
+ */
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/netns/generic.h>
+#include <net/udp_tunnel.h>
+
+#include "mro.h"
+#include "mro_wire.h"
+
+struct mro_net {
+	struct mutex lock;	/* users, sk4, sk6 */
+	unsigned int users;	/* metaroce devices in this namespace */
+	struct socket *sk4;
+	struct socket *sk6;
+};
+
+static unsigned int mro_net_id __read_mostly;
+
+static const enum mro_counter mro_wire_drop_counter[MRO_WIRE_NR_ERR] = {
+	[MRO_WIRE_SHORT] = MRO_CNT_DROP_SHORT,
+	[MRO_WIRE_VERSION] = MRO_CNT_DROP_VERSION,
+	[MRO_WIRE_OPCODE] = MRO_CNT_DROP_OPCODE,
+	[MRO_WIRE_HDR_LEN] = MRO_CNT_DROP_HDR_LEN,
+	[MRO_WIRE_CRC] = MRO_CNT_DROP_CRC,
+	[MRO_WIRE_FIELD] = MRO_CNT_DROP_FIELD,
+	[MRO_WIRE_LENGTH] = MRO_CNT_DROP_LENGTH,
+};
+
+/* a validated packet for @dev; the transport takes it from here */
+static void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
+		    const struct mro_hdr *hdr)
+{
+	/* no QP can exist yet: the verbs engine is not wired in */
+	mro_count(dev->stats, MRO_CNT_DROP_NO_QP, 1);
+	kfree_skb(skb);
+}
+
+/* UDP encap_rcv: called in softirq for every datagram to our port */
+static int mro_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct mro_dev *dev;
+	enum mro_wire_err err;
+	struct mro_hdr hdr;
+	unsigned int len;
+
+	dev = mro_dev_get_by_netdev(skb->dev);
+	if (!dev)
+		goto drop;
+
+	mro_count(dev->stats, MRO_CNT_RCVD_PKTS, 1);
+	if (skb_linearize(skb)) {
+		mro_count(dev->stats, MRO_CNT_DROP_NOMEM, 1);
+		goto drop_dev;
+	}
+	len = skb->len;
+	if (len < sizeof(struct udphdr)) {
+		mro_count(dev->stats, MRO_CNT_DROP_SHORT, 1);
+		goto drop_dev;
+	}
+	/* trust the UDP length only as far as it agrees with the skb */
+	len = min_t(unsigned int, len, ntohs(udp_hdr(skb)->len));
+	if (len < sizeof(struct udphdr)) {
+		mro_count(dev->stats, MRO_CNT_DROP_SHORT, 1);
+		goto drop_dev;
+	}
+	skb_pull(skb, sizeof(struct udphdr));
+	len -= sizeof(struct udphdr);
+	mro_count(dev->stats, MRO_CNT_RCVD_BYTES, len);
+
+	err = mro_wire_decode(skb->data, len, &hdr);
+	if (err != MRO_WIRE_OK) {
+		mro_count(dev->stats, mro_wire_drop_counter[err], 1);
+		goto drop_dev;
+	}
+	mro_rcv(dev, skb, &hdr);
+	mro_dev_put(dev);
+	return 0;
+
+drop_dev:
+	mro_dev_put(dev);
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static struct socket *mro_sock_create(struct net *net, bool ipv6)
+{
+	struct udp_tunnel_sock_cfg tnl_cfg = {
+		.encap_type = 1,
+		.encap_rcv = mro_udp_encap_recv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(mro_udp_port),
+	};
+	struct socket *sock;
+	int err;
+
+	if (ipv6) {
+		cfg.family = AF_INET6;
+		cfg.ipv6_v6only = 1;
+	} else {
+		cfg.family = AF_INET;
+	}
+	err = udp_sock_create(net, &cfg, &sock);
+	if (err < 0)
+		return ERR_PTR(err);
+	setup_udp_tunnel_sock(net, sock, &tnl_cfg);
+	return sock;
+}
+
+static void mro_net_release(struct mro_net *mn)
+{
+	if (mn->sk4)
+		udp_tunnel_sock_release(mn->sk4);
+	if (mn->sk6)
+		udp_tunnel_sock_release(mn->sk6);
+	mn->sk4 = NULL;
+	mn->sk6 = NULL;
+}
+
+/* a device in @net needs the sockets; the first one creates them */
+int mro_net_get(struct net *net)
+{
+	struct mro_net *mn = net_generic(net, mro_net_id);
+	struct socket *sock;
+	int err = 0;
+
+	mutex_lock(&mn->lock);
+	if (mn->users++)
+		goto out;
+
+	sock = mro_sock_create(net, false);
+	if (IS_ERR(sock)) {
+		err = PTR_ERR(sock);
+		pr_err("%s: cannot bind UDP port %u (IPv4): %d\n",
+		       MRO_DRV_NAME, mro_udp_port, err);
+		mn->users--;
+		goto out;
+	}
+	mn->sk4 = sock;
+	/* IPv6 may be disabled in this namespace: carry on with IPv4 */
+	sock = mro_sock_create(net, true);
+	if (IS_ERR(sock))
+		pr_info("%s: no IPv6 socket on UDP port %u: %ld\n",
+			MRO_DRV_NAME, mro_udp_port, PTR_ERR(sock));
+	else
+		mn->sk6 = sock;
+out:
+	mutex_unlock(&mn->lock);
+	return err;
+}
+
+void mro_net_put(struct net *net)
+{
+	struct mro_net *mn = net_generic(net, mro_net_id);
+
+	mutex_lock(&mn->lock);
+	if (!WARN_ON_ONCE(!mn->users) && !--mn->users)
+		mro_net_release(mn);
+	mutex_unlock(&mn->lock);
+}
+
+static int __net_init mro_pernet_init(struct net *net)
+{
+	struct mro_net *mn = net_generic(net, mro_net_id);
+
+	mutex_init(&mn->lock);
+	mn->users = 0;
+	mn->sk4 = NULL;
+	mn->sk6 = NULL;
+	return 0;
+}
+
+static void __net_exit mro_pernet_exit(struct net *net)
+{
+	struct mro_net *mn = net_generic(net, mro_net_id);
+
+	/*
+	 * Devices leave the table on NETDEV_UNREGISTER, which the namespace's
+	 * device exit sends before this runs; release whatever is left.
+	 */
+	mutex_lock(&mn->lock);
+	mro_net_release(mn);
+	mn->users = 0;
+	mutex_unlock(&mn->lock);
+}
+
+static struct pernet_operations mro_pernet_ops = {
+	.init = mro_pernet_init,
+	.exit = mro_pernet_exit,
+	.id = &mro_net_id,
+	.size = sizeof(struct mro_net),
+};
+
+/*
+ * rdma_rxe binds UDP 4791 in init_net when it loads.  If that port is taken
+ * rdma_rxe (or another RoCE v2 stack in software) is running, and we must
+ * not load: we register with the same driver id.
+ */
+int mro_rxe_port_check(void)
+{
+	struct udp_port_cfg cfg = {
+		.family = AF_INET,
+		.local_udp_port = htons(MRO_RXE_UDP_PORT),
+	};
+	struct socket *sock;
+	int err;
+
+	err = udp_sock_create(&init_net, &cfg, &sock);
+	if (err == -EADDRINUSE) {
+		pr_err("%s: UDP port %u is in use: rdma_rxe is loaded; metaroce shares its driver id and cannot run beside it (rmmod rdma_rxe first)\n",
+		       MRO_DRV_NAME, MRO_RXE_UDP_PORT);
+		return -EBUSY;
+	}
+	if (err)
+		return err;
+	udp_tunnel_sock_release(sock);
+	return 0;
+}
+
+int mro_net_init(void)
+{
+	return register_pernet_subsys(&mro_pernet_ops);
+}
+
+void mro_net_exit(void)
+{
+	unregister_pernet_subsys(&mro_pernet_ops);
+}

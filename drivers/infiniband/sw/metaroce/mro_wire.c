@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce wire encode/decode.  Everything that reads a received packet's
+ * header goes through mro_wire_decode(), which bounds every field before
+ * anyone else sees it.
+ */
+#include <linux/build_bug.h>
+#include <linux/crc32c.h>
+#include <linux/export.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "mro_unaligned.h"
+
+#include "mro_wire.h"
+
+static_assert(sizeof(struct metaroce_bth) == METAROCE_BTH_LEN);
+static_assert(sizeof(struct metaroce_msg) == METAROCE_MSG_LEN);
+static_assert(sizeof(struct metaroce_atomic) == METAROCE_ATOMIC_LEN);
+static_assert(sizeof(struct metaroce_atomic_resp) == METAROCE_ATOMIC_RESP_LEN);
+static_assert(sizeof(struct metaroce_ack) == METAROCE_ACK_LEN);
+static_assert(sizeof(struct metaroce_deth) == METAROCE_DETH_LEN);
+static_assert(sizeof(struct metaroce_ctrl) == METAROCE_CTRL_LEN);
+
+/* largest message: IB's 2^31 bytes */
+#define MRO_WIRE_MAX_MSG	0x80000000U
+
+int mro_wire_ext_len(u8 opcode)
+{
+	switch (opcode) {
+	case METAROCE_OP_SEND:
+	case METAROCE_OP_SEND_IMM:
+	case METAROCE_OP_SEND_INV:
+	case METAROCE_OP_WRITE:
+	case METAROCE_OP_WRITE_IMM:
+	case METAROCE_OP_READ_REQ:
+	case METAROCE_OP_READ_RESP:
+		return METAROCE_MSG_LEN;
+	case METAROCE_OP_CMP_SWAP:
+	case METAROCE_OP_FETCH_ADD:
+		return METAROCE_ATOMIC_LEN;
+	case METAROCE_OP_ATOMIC_RESP:
+		return METAROCE_ATOMIC_RESP_LEN;
+	case METAROCE_OP_ACK:
+		return METAROCE_ACK_LEN;
+	case METAROCE_OP_UD_SEND:
+	case METAROCE_OP_UD_SEND_IMM:
+		return METAROCE_DETH_LEN;
+	case METAROCE_OP_PROBE:
+	case METAROCE_OP_CREDIT:
+		return METAROCE_CTRL_LEN;
+	default:
+		return -1;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_ext_len);
+
+bool mro_wire_has_payload(u8 opcode)
+{
+	switch (opcode) {
+	case METAROCE_OP_SEND:
+	case METAROCE_OP_SEND_IMM:
+	case METAROCE_OP_SEND_INV:
+	case METAROCE_OP_WRITE:
+	case METAROCE_OP_WRITE_IMM:
+	case METAROCE_OP_READ_RESP:
+	case METAROCE_OP_UD_SEND:
+	case METAROCE_OP_UD_SEND_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_has_payload);
+
+bool mro_wire_is_request(u8 opcode)
+{
+	return opcode >= METAROCE_OP_SEND && opcode <= METAROCE_OP_FETCH_ADD;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_is_request);
+
+u32 mro_wire_crc(const void *buf, size_t len)
+{
+	return ~crc32c(~0U, buf, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_crc);
+
+void mro_wire_seal(void *buf, size_t len)
+{
+	put_unaligned_be32(mro_wire_crc(buf, len), (u8 *)buf + len);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_seal);
+
+static void encode_msg(const struct mro_msg_hdr *m, struct metaroce_msg *w)
+{
+	put_unaligned_be32(m->msn, &w->msn);
+	put_unaligned_be32(m->offset, &w->offset);
+	put_unaligned_be32(m->length, &w->length);
+	put_unaligned_be32(m->imm, &w->imm);
+	put_unaligned_be64(m->va, &w->va);
+	put_unaligned_be32(m->rkey, &w->rkey);
+	put_unaligned_be32(m->first_psn, &w->first_psn);
+}
+
+static void encode_atomic(const struct mro_atomic_hdr *a,
+			  struct metaroce_atomic *w)
+{
+	put_unaligned_be64(a->va, &w->va);
+	put_unaligned_be32(a->rkey, &w->rkey);
+	put_unaligned_be32(a->msn, &w->msn);
+	put_unaligned_be64(a->swap_add, &w->swap_add);
+	put_unaligned_be64(a->compare, &w->compare);
+}
+
+static void encode_ack(const struct mro_ack_hdr *a, struct metaroce_ack *w)
+{
+	int i;
+
+	w->syndrome = a->syndrome;
+	w->nak_code = a->nak_code;
+	put_unaligned_be16(a->sack_bits, &w->sack_bits);
+	put_unaligned_be32(a->cum_psn, &w->cum_psn);
+	put_unaligned_be32(a->nak_psn, &w->nak_psn);
+	put_unaligned_be32(a->credit_psn, &w->credit_psn);
+	for (i = 0; i < METAROCE_SACK_WORDS; i++)
+		put_unaligned_be64(a->sack[i], &w->sack[i]);
+	put_unaligned_be32(a->ts_echo, &w->ts_echo);
+	put_unaligned_be16(a->echo_path, &w->echo_path);
+	put_unaligned_be16(a->ecn_ce, &w->ecn_ce);
+	put_unaligned_be32(a->echo_seq, &w->echo_seq);
+	put_unaligned_be32(0, &w->rsvd);
+}
+
+size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
+{
+	struct metaroce_bth *bth = buf;
+	void *ext = (u8 *)buf + METAROCE_BTH_LEN;
+	int ext_len = mro_wire_ext_len(h->opcode);
+	size_t len;
+
+	if (ext_len < 0 || (h->flags & ~METAROCE_F_ALL) ||
+	    (h->dqpn & ~METAROCE_QPN_MASK) || (h->sqpn & ~METAROCE_QPN_MASK))
+		return 0;
+	if (h->opcode == METAROCE_OP_ACK &&
+	    (h->ack.syndrome > METAROCE_SYN_MAX ||
+	     h->ack.sack_bits > METAROCE_SACK_BITS))
+		return 0;
+	len = METAROCE_BTH_LEN + ext_len;
+	if (room < len)
+		return 0;
+	h->hdr_len = len;
+
+	bth->ver = METAROCE_WIRE_VERSION << 4;
+	bth->opcode = h->opcode;
+	put_unaligned_be16(h->flags, &bth->flags);
+	put_unaligned_be32(h->dqpn, &bth->dqpn);
+	put_unaligned_be32(h->sqpn, &bth->sqpn);
+	put_unaligned_be32(h->psn, &bth->psn);
+	put_unaligned_be16(h->path, &bth->path);
+	put_unaligned_be16(len, &bth->hdr_len);
+	put_unaligned_be32(h->path_seq, &bth->path_seq);
+	put_unaligned_be32(h->tsval, &bth->tsval);
+
+	switch (h->opcode) {
+	case METAROCE_OP_CMP_SWAP:
+	case METAROCE_OP_FETCH_ADD:
+		encode_atomic(&h->atomic, ext);
+		break;
+	case METAROCE_OP_ATOMIC_RESP:
+		put_unaligned_be64(h->orig, ext);
+		break;
+	case METAROCE_OP_ACK:
+		encode_ack(&h->ack, ext);
+		break;
+	case METAROCE_OP_UD_SEND:
+	case METAROCE_OP_UD_SEND_IMM:
+		put_unaligned_be32(h->deth.qkey, ext);
+		put_unaligned_be32(h->deth.imm, (u8 *)ext + 4);
+		break;
+	case METAROCE_OP_PROBE:
+	case METAROCE_OP_CREDIT:
+		put_unaligned_be32(h->ctrl.token, ext);
+		put_unaligned_be32(h->ctrl.credit_psn, (u8 *)ext + 4);
+		put_unaligned_be32(0, (u8 *)ext + 8);
+		break;
+	default:
+		encode_msg(&h->msg, ext);
+		break;
+	}
+	return len;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_encode);
+
+static enum mro_wire_err decode_msg(const struct metaroce_msg *w,
+				    struct mro_hdr *h)
+{
+	struct mro_msg_hdr *m = &h->msg;
+
+	m->msn = get_unaligned_be32(&w->msn);
+	m->offset = get_unaligned_be32(&w->offset);
+	m->length = get_unaligned_be32(&w->length);
+	m->imm = get_unaligned_be32(&w->imm);
+	m->va = get_unaligned_be64(&w->va);
+	m->rkey = get_unaligned_be32(&w->rkey);
+	m->first_psn = get_unaligned_be32(&w->first_psn);
+
+	if (m->length > MRO_WIRE_MAX_MSG)
+		return MRO_WIRE_LENGTH;
+	if (h->opcode == METAROCE_OP_READ_REQ)
+		return m->offset <= m->length ? MRO_WIRE_OK : MRO_WIRE_LENGTH;
+	/* u64 arithmetic: offset + payload may not wrap */
+	if ((u64)m->offset + h->payload_len > m->length)
+		return MRO_WIRE_LENGTH;
+	if ((h->flags & METAROCE_F_FIRST) && m->offset)
+		return MRO_WIRE_FIELD;
+	if ((h->flags & METAROCE_F_LAST) &&
+	    (u64)m->offset + h->payload_len != m->length)
+		return MRO_WIRE_LENGTH;
+	return MRO_WIRE_OK;
+}
+
+static enum mro_wire_err decode_ack(const struct metaroce_ack *w,
+				    struct mro_ack_hdr *a)
+{
+	int i;
+
+	a->syndrome = w->syndrome;
+	a->nak_code = w->nak_code;
+	a->sack_bits = get_unaligned_be16(&w->sack_bits);
+	a->cum_psn = get_unaligned_be32(&w->cum_psn);
+	a->nak_psn = get_unaligned_be32(&w->nak_psn);
+	a->credit_psn = get_unaligned_be32(&w->credit_psn);
+	for (i = 0; i < METAROCE_SACK_WORDS; i++)
+		a->sack[i] = get_unaligned_be64(&w->sack[i]);
+	a->ts_echo = get_unaligned_be32(&w->ts_echo);
+	a->echo_path = get_unaligned_be16(&w->echo_path);
+	a->ecn_ce = get_unaligned_be16(&w->ecn_ce);
+	a->echo_seq = get_unaligned_be32(&w->echo_seq);
+
+	if (a->syndrome > METAROCE_SYN_MAX ||
+	    a->sack_bits > METAROCE_SACK_BITS ||
+	    get_unaligned_be32(&w->rsvd))
+		return MRO_WIRE_FIELD;
+	/* bits beyond sack_bits must be clear */
+	for (i = 0; i < METAROCE_SACK_BITS; i++)
+		if (i >= a->sack_bits && (a->sack[i / 64] >> (i % 64)) & 1)
+			return MRO_WIRE_FIELD;
+	return MRO_WIRE_OK;
+}
+
+enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
+				  struct mro_hdr *h)
+{
+	const struct metaroce_bth *bth = buf;
+	const void *ext = (const u8 *)buf + METAROCE_BTH_LEN;
+	int ext_len;
+	u32 crc;
+
+	if (len < METAROCE_BTH_LEN + METAROCE_CRC_LEN)
+		return MRO_WIRE_SHORT;
+	if (bth->ver != METAROCE_WIRE_VERSION << 4)
+		return MRO_WIRE_VERSION;
+	h->opcode = bth->opcode;
+	ext_len = mro_wire_ext_len(h->opcode);
+	if (ext_len < 0)
+		return MRO_WIRE_OPCODE;
+	h->hdr_len = get_unaligned_be16(&bth->hdr_len);
+	if (h->hdr_len != METAROCE_BTH_LEN + ext_len)
+		return MRO_WIRE_HDR_LEN;
+	if (len < (size_t)h->hdr_len + METAROCE_CRC_LEN)
+		return MRO_WIRE_SHORT;
+
+	crc = get_unaligned_be32((const u8 *)buf + len - METAROCE_CRC_LEN);
+	if (crc != mro_wire_crc(buf, len - METAROCE_CRC_LEN))
+		return MRO_WIRE_CRC;
+
+	h->flags = get_unaligned_be16(&bth->flags);
+	h->dqpn = get_unaligned_be32(&bth->dqpn);
+	h->sqpn = get_unaligned_be32(&bth->sqpn);
+	h->psn = get_unaligned_be32(&bth->psn);
+	h->path = get_unaligned_be16(&bth->path);
+	h->path_seq = get_unaligned_be32(&bth->path_seq);
+	h->tsval = get_unaligned_be32(&bth->tsval);
+	h->payload_len = len - METAROCE_CRC_LEN - h->hdr_len;
+
+	if ((h->flags & ~METAROCE_F_ALL) ||
+	    (h->dqpn & ~METAROCE_QPN_MASK) || (h->sqpn & ~METAROCE_QPN_MASK))
+		return MRO_WIRE_FIELD;
+	if (h->payload_len && !mro_wire_has_payload(h->opcode))
+		return MRO_WIRE_LENGTH;
+
+	switch (h->opcode) {
+	case METAROCE_OP_CMP_SWAP:
+	case METAROCE_OP_FETCH_ADD:
+		h->atomic.va = get_unaligned_be64(ext);
+		h->atomic.rkey = get_unaligned_be32((const u8 *)ext + 8);
+		h->atomic.msn = get_unaligned_be32((const u8 *)ext + 12);
+		h->atomic.swap_add = get_unaligned_be64((const u8 *)ext + 16);
+		h->atomic.compare = get_unaligned_be64((const u8 *)ext + 24);
+		/* atomics are 8-byte aligned 64-bit operations */
+		if (h->atomic.va & 7)
+			return MRO_WIRE_FIELD;
+		return MRO_WIRE_OK;
+	case METAROCE_OP_ATOMIC_RESP:
+		h->orig = get_unaligned_be64(ext);
+		return MRO_WIRE_OK;
+	case METAROCE_OP_ACK:
+		return decode_ack(ext, &h->ack);
+	case METAROCE_OP_UD_SEND:
+	case METAROCE_OP_UD_SEND_IMM:
+		h->deth.qkey = get_unaligned_be32(ext);
+		h->deth.imm = get_unaligned_be32((const u8 *)ext + 4);
+		return MRO_WIRE_OK;
+	case METAROCE_OP_PROBE:
+	case METAROCE_OP_CREDIT:
+		h->ctrl.token = get_unaligned_be32(ext);
+		h->ctrl.credit_psn = get_unaligned_be32((const u8 *)ext + 4);
+		if (get_unaligned_be32((const u8 *)ext + 8))
+			return MRO_WIRE_FIELD;
+		return MRO_WIRE_OK;
+	default:
+		return decode_msg(ext, h);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_decode);

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metaroce wire layer: the only code that touches byte order.  Decodes a
+ * received UDP payload into host-order structs after bounding every field,
+ * and encodes host-order structs into a packet.  Pure C, driven by KUnit.
+ */
+#ifndef MRO_WIRE_H
+#define MRO_WIRE_H
+
+#include <linux/types.h>
+#include <rdma/metaroce_wire.h>
+
+/* why a packet was refused; indexes the drop counters */
+enum mro_wire_err {
+	MRO_WIRE_OK = 0,
+	MRO_WIRE_SHORT,		/* shorter than its headers and CRC */
+	MRO_WIRE_VERSION,	/* unknown version or reserved nibble set */
+	MRO_WIRE_OPCODE,	/* unknown opcode */
+	MRO_WIRE_HDR_LEN,	/* hdr_len disagrees with the opcode */
+	MRO_WIRE_CRC,		/* CRC32C mismatch */
+	MRO_WIRE_FIELD,		/* reserved bits, QPN range, bad flags... */
+	MRO_WIRE_LENGTH,	/* payload/offset/length inconsistent */
+	MRO_WIRE_NR_ERR
+};
+
+struct mro_msg_hdr {
+	u32 msn;
+	u32 offset;
+	u32 length;
+	u32 imm;
+	u64 va;
+	u32 rkey;
+	u32 first_psn;
+};
+
+struct mro_atomic_hdr {
+	u64 va;
+	u32 rkey;
+	u32 msn;
+	u64 swap_add;
+	u64 compare;
+};
+
+struct mro_ack_hdr {
+	u8 syndrome;
+	u8 nak_code;
+	u16 sack_bits;
+	u32 cum_psn;
+	u32 nak_psn;
+	u32 credit_psn;
+	u64 sack[METAROCE_SACK_WORDS];
+	u32 ts_echo;
+	u16 echo_path;
+	u16 ecn_ce;
+	u32 echo_seq;
+};
+
+struct mro_deth_hdr {
+	u32 qkey;
+	u32 imm;
+};
+
+struct mro_ctrl_hdr {
+	u32 token;
+	u32 credit_psn;
+};
+
+/* a decoded (or to-be-encoded) packet header, host byte order */
+struct mro_hdr {
+	u8 opcode;
+	u16 flags;
+	u32 dqpn;
+	u32 sqpn;
+	u32 psn;
+	u16 path;
+	u16 hdr_len;		/* filled by encode and decode */
+	u32 path_seq;
+	u32 tsval;
+	union {
+		struct mro_msg_hdr msg;
+		struct mro_atomic_hdr atomic;
+		u64 orig;	/* ATOMIC_RESP */
+		struct mro_ack_hdr ack;
+		struct mro_deth_hdr deth;
+		struct mro_ctrl_hdr ctrl;
+	};
+	u32 payload_len;	/* filled by decode */
+};
+
+/* length of the extension header of @opcode, or -1 for an unknown opcode */
+int mro_wire_ext_len(u8 opcode);
+/* whether packets with @opcode may carry payload */
+bool mro_wire_has_payload(u8 opcode);
+/* whether @opcode is a request from requester to responder */
+bool mro_wire_is_request(u8 opcode);
+
+/* CRC32C as carried on the wire, over @len bytes */
+u32 mro_wire_crc(const void *buf, size_t len);
+
+/*
+ * Write bth and extension of @h into @buf (at least @room bytes).
+ * Returns the header length, or 0 if @h is not encodable or @room is short.
+ */
+size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room);
+
+/* append the CRC of the first @len bytes of @buf at @buf + @len */
+void mro_wire_seal(void *buf, size_t len);
+
+/*
+ * Validate and decode the UDP payload @buf of @len bytes (CRC included).
+ * On success fills @h (payload starts at @buf + h->hdr_len and is
+ * h->payload_len bytes) and returns MRO_WIRE_OK.
+ */
+enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
+				  struct mro_hdr *h);
+
+#endif /* MRO_WIRE_H */

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * metaroce wire format, version 1.
+ *
+ * Every metaroce packet is a UDP datagram to the metaroce destination port
+ * (module parameter, default METAROCE_DEFAULT_UDP_PORT).  The UDP source port
+ * names the path the packet took.  The UDP payload is:
+ *
+ *   struct metaroce_bth            every packet
+ *   one extension header           chosen by bth.opcode (see below)
+ *   payload                        data packets only
+ *   __be32 crc                     CRC32C over everything above
+ *
+ * All multi-byte fields are big-endian.  The protocol is specified in
+ * Documentation/metaroce/protocol.rst; keep both in step.
+ */
+#ifndef _UAPI_RDMA_METAROCE_WIRE_H
+#define _UAPI_RDMA_METAROCE_WIRE_H
+
+#include <linux/types.h>
+
+#define METAROCE_WIRE_VERSION		1
+#define METAROCE_DEFAULT_UDP_PORT	4796
+
+/* bth.opcode */
+enum metaroce_opcode {
+	/* requests: connection (RC/UC) data */
+	METAROCE_OP_SEND		= 0x01,
+	METAROCE_OP_SEND_IMM		= 0x02,
+	METAROCE_OP_SEND_INV		= 0x03,
+	METAROCE_OP_WRITE		= 0x04,
+	METAROCE_OP_WRITE_IMM		= 0x05,
+	METAROCE_OP_READ_REQ		= 0x06,
+	METAROCE_OP_CMP_SWAP		= 0x07,
+	METAROCE_OP_FETCH_ADD		= 0x08,
+	/* responses (flow from responder to requester) */
+	METAROCE_OP_READ_RESP		= 0x10,
+	METAROCE_OP_ATOMIC_RESP		= 0x11,
+	METAROCE_OP_ACK			= 0x12,
+	/* datagram */
+	METAROCE_OP_UD_SEND		= 0x20,
+	METAROCE_OP_UD_SEND_IMM		= 0x21,
+	/* control */
+	METAROCE_OP_PROBE		= 0x30,
+	METAROCE_OP_CREDIT		= 0x31,
+};
+
+/* bth.flags */
+#define METAROCE_F_FIRST	0x0001	/* first packet of a message */
+#define METAROCE_F_LAST		0x0002	/* last packet of a message */
+#define METAROCE_F_ACK_REQ	0x0004	/* sender asks for an immediate ACK */
+#define METAROCE_F_SOLICITED	0x0008	/* solicited event on completion */
+#define METAROCE_F_RETX		0x0010	/* this is a retransmission */
+#define METAROCE_F_ECT		0x0020	/* sender set ECT on this packet */
+#define METAROCE_F_ALL		0x003f
+
+/*
+ * Headers follow each other without padding, so 64-bit fields may be
+ * misaligned in a packet: read and write them with the unaligned helpers.
+ *
+ * Base transport header, 28 bytes, on every packet.
+ *
+ * @ver:      METAROCE_WIRE_VERSION in the high nibble, low nibble reserved (0)
+ * @opcode:   enum metaroce_opcode
+ * @flags:    METAROCE_F_*
+ * @dqpn:     destination QP number (24 bits used, high byte must be 0)
+ * @sqpn:     source QP number (24 bits used); checked against the connection
+ * @psn:      connection-wide packet sequence number (32-bit, wraps)
+ * @path:     sender's path slot that carried this packet
+ * @hdr_len:  bytes from the start of the bth to the payload (bth + extension)
+ * @path_seq: per-path sequence number of this transmission (wraps)
+ * @tsval:    sender timestamp in microseconds (wraps), echoed in ACKs
+ */
+struct metaroce_bth {
+	__u8	ver;
+	__u8	opcode;
+	__be16	flags;
+	__be32	dqpn;
+	__be32	sqpn;
+	__be32	psn;
+	__be16	path;
+	__be16	hdr_len;
+	__be32	path_seq;
+	__be32	tsval;
+};
+
+/*
+ * Message extension, 32 bytes, on SEND*, WRITE*, READ_REQ and READ_RESP.
+ * It makes every data packet self-describing: the receiver can place it
+ * without having seen any other packet of the message.
+ *
+ * @msn:    message sequence number.  Requests: ordinal of the message among
+ *          those that consume a receive WQE (SEND*, WRITE_IMM); for other
+ *          requests the value the next consuming message will carry.
+ *          READ_RESP: the READ_REQ's PSN.
+ * @offset: byte offset of this packet's payload inside the message
+ * @length: total message length in bytes (READ_REQ: bytes to read)
+ * @imm:    immediate data (SEND_IMM, WRITE_IMM) or rkey to invalidate
+ *          (SEND_INV); 0 otherwise
+ * @va:     WRITE, WRITE_IMM, READ_REQ: remote virtual address of byte 0 of the message;
+ *          0 otherwise
+ * @rkey:   WRITE, WRITE_IMM, READ_REQ: remote key; 0 otherwise
+ * @first_psn: PSN of the first packet of the message (READ_RESP: of the
+ *          first response packet)
+ */
+struct metaroce_msg {
+	__be32	msn;
+	__be32	offset;
+	__be32	length;
+	__be32	imm;
+	__be64	va;
+	__be32	rkey;
+	__be32	first_psn;
+};
+
+/*
+ * Atomic extension, 32 bytes, on CMP_SWAP and FETCH_ADD.
+ * @swap_add: swap value (CMP_SWAP) or addend (FETCH_ADD)
+ * @compare:  compare value (CMP_SWAP), 0 for FETCH_ADD
+ */
+struct metaroce_atomic {
+	__be64	va;
+	__be32	rkey;
+	__be32	msn;
+	__be64	swap_add;
+	__be64	compare;
+};
+
+/* ATOMIC_RESP extension, 8 bytes: the value found before the operation */
+struct metaroce_atomic_resp {
+	__be64	orig;
+};
+
+/* metaroce_ack.syndrome */
+enum metaroce_syndrome {
+	METAROCE_SYN_ACK		= 0,
+	METAROCE_SYN_RNR_NAK		= 1,	/* no receive WQE; retry later */
+	METAROCE_SYN_NAK_INVALID	= 2,	/* invalid request */
+	METAROCE_SYN_NAK_ACCESS		= 3,	/* remote access error */
+	METAROCE_SYN_NAK_OP		= 4,	/* remote operational error */
+	METAROCE_SYN_NAK_RANGE		= 5,	/* PSN outside the receive window */
+	METAROCE_SYN_MAX		= METAROCE_SYN_NAK_RANGE,
+};
+
+#define METAROCE_SACK_BITS	128
+#define METAROCE_SACK_WORDS	(METAROCE_SACK_BITS / 64)
+
+/*
+ * ACK extension, 48 bytes (opcode ACK).  bth.psn of an ACK is unused (0).
+ *
+ * @syndrome:  enum metaroce_syndrome
+ * @nak_code:  RNR_NAK: RNR timer code (IB encoding); other NAKs: detail
+ * @sack_bits: number of valid bits in @sack (0..METAROCE_SACK_BITS)
+ * @cum_psn:   every PSN before this one has been received (next expected)
+ * @nak_psn:   PSN the NAK refers to (0 for a plain ACK)
+ * @credit_psn: receiver grant: the sender may transmit PSNs before this
+ *             one (cumulative, so a lost ACK loses no credit)
+ * @sack:      bit i (word i / 64, bit i % 64) set: PSN cum_psn + 1 + i
+ *             has been received; cum_psn itself is missing by definition
+ * @ts_echo:   tsval of the packet that triggered this ACK
+ * @echo_path: path slot of the packet that triggered this ACK
+ * @ecn_ce:    CE-marked packets received so far (cumulative, wraps)
+ * @echo_seq:  path_seq of the packet that triggered this ACK
+ * @rsvd:      0
+ */
+struct metaroce_ack {
+	__u8	syndrome;
+	__u8	nak_code;
+	__be16	sack_bits;
+	__be32	cum_psn;
+	__be32	nak_psn;
+	__be32	credit_psn;
+	__be64	sack[METAROCE_SACK_WORDS];
+	__be32	ts_echo;
+	__be16	echo_path;
+	__be16	ecn_ce;
+	__be32	echo_seq;
+	__be32	rsvd;
+};
+
+/* Datagram extension, 8 bytes, on UD_SEND and UD_SEND_IMM */
+struct metaroce_deth {
+	__be32	qkey;
+	__be32	imm;
+};
+
+/*
+ * PROBE and CREDIT control extension, 12 bytes.
+ * PROBE: @token is echoed back in a PROBE with METAROCE_F_ACK_REQ clear;
+ * CREDIT: @credit_psn as in metaroce_ack.
+ */
+struct metaroce_ctrl {
+	__be32	token;
+	__be32	credit_psn;
+	__be32	rsvd;
+};
+
+#define METAROCE_BTH_LEN	28
+#define METAROCE_MSG_LEN	32
+#define METAROCE_ATOMIC_LEN	32
+#define METAROCE_ATOMIC_RESP_LEN 8
+#define METAROCE_ACK_LEN	48
+#define METAROCE_DETH_LEN	8
+#define METAROCE_CTRL_LEN	12
+#define METAROCE_CRC_LEN	4
+
+#define METAROCE_QPN_MASK	0x00ffffff
+
+#endif /* _UAPI_RDMA_METAROCE_WIRE_H */
