@@ -12,8 +12,10 @@
 #   mr_run_timeout SECS CMD...      run CMD with a hard timeout (kill after +30s),
 #                                   interruptible: Ctrl-C/TERM stop it and run traps
 #   mr_copy_sources DEST            fresh copy of git-tracked + untracked-not-ignored files
-#   mr_chroot_mount ROOT / mr_chroot_umount_all   /proc /sys /dev for a chroot;
-#                                   unmounted by the EXIT trap that mr_traps_install sets
+#   mr_chroot_run ROOT SECS CMD...  run CMD chrooted in ROOT with /proc /sys /dev mounted,
+#                                   under a timeout; the mounts never outlive the call
+#   mr_chroot_mount ROOT / mr_chroot_umount_all   the trap-guarded mount helpers it uses
+#                                   when private mount namespaces are not available
 #   mr_traps_install                EXIT/INT/TERM/HUP cleanup (unmounts, kills the
 #                                   running timed job, runs mr_cleanup_hook if defined)
 
@@ -42,13 +44,21 @@ mr_apt_locked() {
 }
 
 # mr_apt_install [--root ROOT] PKG...  (waits for other apt users; one retry after update)
+#   with --root the packages go into the chroot ROOT (its own dpkg database)
 mr_apt_install() {
 	local root=
 	if [ "${1:-}" = --root ]; then root=$2; shift 2; fi
-	local -a pre=()
-	[ -z "$root" ] || pre=(chroot "$root")
 	local tries=0 waited=0
 	export DEBIAN_FRONTEND=noninteractive
+	_mr_apt() {	# _mr_apt SECS apt-get-args...
+		local secs=$1; shift
+		if [ -n "$root" ]; then
+			mr_chroot_run "$root" "$secs" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
+				apt-get -q -o DPkg::Lock::Timeout=600 -o Dpkg::Use-Pty=0 "$@" >&2
+		else
+			timeout "$secs" apt-get -q -o DPkg::Lock::Timeout=600 "$@" >&2
+		fi
+	}
 	while :; do
 		if [ -z "$root" ]; then
 			while mr_apt_locked; do
@@ -57,14 +67,13 @@ mr_apt_install() {
 				sleep 5; waited=$((waited + 5))
 			done
 		fi
-		if timeout 1200 "${pre[@]}" apt-get -q -o DPkg::Lock::Timeout=600 install -y \
-			--no-install-recommends "$@" >&2; then
+		if _mr_apt 1200 install -y --no-install-recommends "$@"; then
 			return 0
 		fi
 		tries=$((tries + 1))
 		[ $tries -lt 2 ] || mr_die "apt-get install $* failed${root:+ (in chroot $root)}"
 		mr_log "apt-get install failed; apt-get update and retry"
-		timeout 600 "${pre[@]}" apt-get -q -o DPkg::Lock::Timeout=600 update >&2 || true
+		_mr_apt 600 update || true
 	done
 }
 
@@ -155,6 +164,46 @@ mr_chroot_umount_all() {
 		fi
 	done
 	MR_MOUNTS=()
+	return $rc
+}
+
+# Can we use a private mount namespace?  Preferred: the chroot mounts are then invisible
+# to everybody else (e.g. the VM lab running `mke2fs -d <rootfs>` at the same moment) and
+# the kernel drops them when the last process in the namespace exits, even on SIGKILL.
+mr_have_unshare() {
+	if [ -z "${MR_UNSHARE_OK:-}" ]; then
+		if [ "${METAROCE_NO_UNSHARE:-0}" != 1 ] &&
+			unshare --mount --propagation private true 2>/dev/null; then
+			MR_UNSHARE_OK=yes
+		else
+			MR_UNSHARE_OK=no
+		fi
+	fi
+	[ "$MR_UNSHARE_OK" = yes ]
+}
+
+# mr_chroot_run ROOT SECS CMD...: CMD runs as `chroot ROOT CMD` with /proc, /sys and /dev
+# mounted, killed after SECS.  Returns CMD's status (124 = timeout, 1 = mount trouble).
+# Afterwards nothing that this call mounted is left below ROOT (checked).
+mr_chroot_run() {
+	local root secs=$2 rc=0 left
+	root=$(realpath "$1"); shift 2
+	if [ ! -d "$root" ] || [ "$root" = / ]; then mr_die "bad chroot root '$root'"; fi
+	if mr_have_unshare; then
+		# shellcheck disable=SC2016
+		mr_run_timeout "$secs" unshare --mount --propagation private -- /bin/bash -c '
+			set -e; r=$1; shift
+			mount -t proc -o nosuid,nodev,noexec proc "$r/proc"
+			mount -t sysfs -o nosuid,nodev,noexec sysfs "$r/sys"
+			mount --bind /dev "$r/dev"
+			exec chroot "$r" "$@"' mr-chroot "$root" "$@" || rc=$?
+	else
+		mr_chroot_mount "$root"
+		mr_run_timeout "$secs" chroot "$root" "$@" || rc=$?
+		mr_chroot_umount_all || mr_die "could not unmount everything below $root"
+	fi
+	left=$(mr_mounts_below "$root")
+	[ -z "$left" ] || mr_warn "still mounted below $root (not by this script?): $(echo "$left" | tr '\n' ' ')"
 	return $rc
 }
 

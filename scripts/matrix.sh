@@ -6,7 +6,9 @@
 #   DIST     bookworm | trixie | host            (default: bookworm trixie)
 #            bookworm/trixie: build inside the Debian rootfs that `tests/vm/lab.sh rootfs DIST`
 #              prints (the same kernel the test VMs boot), in <rootfs>/tmp/metaroce-build,
-#              with /proc /sys /dev mounted only for the build (always unmounted again).
+#              with /proc /sys /dev mounted only for the build: in a private mount namespace
+#              (unshare -m) when possible, else by mount + umount in an EXIT/INT/TERM trap;
+#              either way nothing stays mounted (checked with findmnt afterwards).
 #            host: quick developer path, build on this machine against the installed
 #              /lib/modules/*/build headers (bookworm's 6.1); no chroot.
 #
@@ -34,6 +36,7 @@
 #   METAROCE_BUILD_TIMEOUT   seconds per make run (default 1800)
 #   METAROCE_ROOTFS_TIMEOUT  seconds for `lab.sh rootfs` (default 3600: first run debootstraps)
 #   METAROCE_MAKE_ARGS       extra make arguments (e.g. "V=1")
+#   METAROCE_NO_UNSHARE=1    mount in the host namespace (trap-guarded) instead of unshare -m
 #
 # Exit status: 0 if every DIST built without counted warnings, 1 otherwise, 2 usage.
 set -euo pipefail
@@ -67,6 +70,7 @@ mkdir -p "$MR_CACHE/locks"
 
 SUMMARY=()	# "dist|kver|gcc|counted|ignored|result|seconds"
 FAILED=0
+NOTES=()	# things the user must know (printed under the table)
 
 # classify LOG SRCDIR LOGDIR OUT: writes OUT (diagnostics.txt), prints "<counted> <ignored>"
 #   SRCDIR = build copy as seen from here, LOGDIR = the same dir as named in the log
@@ -214,7 +218,7 @@ build_host() {
 }
 
 build_dist() {
-	local dist=$1 rootfs kver src log rc=0 t0 left gccfb t
+	local dist=$1 rootfs kver src log rc=0 t0 gccfb t
 	get_rootfs "$dist"
 	rootfs=$(realpath "$ROOTFS")
 	[ "$rootfs" != / ] || mr_die "$dist: rootfs is /"
@@ -234,13 +238,13 @@ build_dist() {
 	exec 8>"$MR_CACHE/locks/matrix-$dist.lock"
 	flock -w 1800 8 || mr_die "$dist: another matrix.sh build of $dist holds the lock"
 
-	mr_chroot_mount "$rootfs"
 	for t in make gcc sparse; do
-		if ! chroot "$rootfs" sh -c "command -v $t" >/dev/null 2>&1; then
+		if ! chroot "$rootfs" /bin/sh -c "command -v $t" >/dev/null 2>&1; then
 			[ "$t" = sparse ] || mr_die "$dist: '$t' missing in $rootfs (the rootfs should have build-essential)"
 			mr_warn "$dist: sparse is missing in $rootfs; INSTALLING it into the rootfs (needed by C=1)"
 			[ -s "$rootfs/etc/resolv.conf" ] || cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
 			mr_apt_install --root "$rootfs" sparse
+			NOTES+=("$dist: sparse was missing in $rootfs and has been installed into it")
 		fi
 	done
 	gccfb=$(chroot "$rootfs" gcc --version | head -n1)
@@ -251,14 +255,11 @@ build_dist() {
 	mr_log "$dist: chroot $rootfs: make KDIR=/lib/modules/$kver/build W=1 C=1 (timeout ${BUILD_TIMEOUT}s)"
 	# clean environment: the host's CC/ARCH/CFLAGS/locale must not leak into the build
 	# shellcheck disable=SC2086,SC2016
-	mr_run_timeout "$BUILD_TIMEOUT" chroot "$rootfs" /usr/bin/env -i \
+	mr_chroot_run "$rootfs" "$BUILD_TIMEOUT" /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LC_ALL=C TERM=dumb \
 		/bin/sh -c 'cd "$1" && shift && exec make "$@"' sh "$CHROOT_BUILD" -j"$JOBS" \
 		KDIR="/lib/modules/$kver/build" W=1 C=1 ${METAROCE_MAKE_ARGS:-} >"$log" 2>&1 || rc=$?
-	mr_chroot_umount_all || mr_die "$dist: could not unmount everything under $rootfs"
-	left=$(mr_mounts_below "$rootfs")
-	[ -z "$left" ] || mr_warn "$dist: still mounted below $rootfs (not by us?): $left"
 	finish "$dist" "$kver" "$src" "$CHROOT_BUILD" "$log" "$rc" $((SECONDS - t0)) "$gccfb"
 	rm -f "$log"
 	flock -u 8
@@ -277,5 +278,6 @@ done
 		IFS='|' read -r d k g c i r s <<<"$row"
 		printf '%-9s %-28s %-36s %5s %7s %6s  %s\n' "$d" "$k" "${g:0:36}" "$c" "$i" "$s" "$r"
 	done
+	for n in "${NOTES[@]}"; do echo "NOTE: $n"; done
 }
 exit $FAILED
