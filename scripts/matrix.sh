@@ -64,7 +64,7 @@ done
 [ "$(id -u)" -eq 0 ] || mr_die "must run as root (chroot, mount)"
 
 mr_need_host_pkgs git:git tar:tar findmnt:util-linux flock:util-linux \
-	timeout:coreutils readelf:binutils awk:gawk
+	timeout:coreutils readelf:binutils awk:mawk unshare:util-linux
 mr_traps_install
 mkdir -p "$MR_CACHE/locks"
 
