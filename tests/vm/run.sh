@@ -1,16 +1,17 @@
 #!/bin/bash
 # Run one scenario in the metaroce VM lab.
 #   tests/vm/run.sh --dist bookworm|trixie --topology pair|netns --scenario FILE
-#                   [--files PATH ...] [--out DIR] [--timeout SEC] [--build-timeout SEC]
+#                   [--files PATH ...] [--out DIR] [--timeout SEC] [--boot-timeout SEC]
+#                   [--build-timeout SEC]
 # Results: DIR/<vm>/{result.json,console.log,dmesg.txt,scenario.log} and DIR/summary.json.
 # Exits 0 only if every VM's result.json says "pass".
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib/common.sh"
 
-usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-dist=bookworm topology= scenario= out= timeout=900 build_timeout=3000
+dist=bookworm topology='' scenario='' out='' timeout=900 boot_timeout=240 build_timeout=3000
 files=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -19,6 +20,7 @@ while [ $# -gt 0 ]; do
         --scenario) scenario=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --timeout) timeout=$2; shift 2 ;;
+        --boot-timeout) boot_timeout=$2; shift 2 ;;
         --build-timeout) build_timeout=$2; shift 2 ;;
         --files) shift
                  while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do files+=("$1"); shift; done ;;
@@ -97,12 +99,25 @@ for vm in "${vms[@]}"; do
     log "booted VM $vm (pid $pid), console: $vmdir/console.log"
 done
 
-# 4. wait (hard timeout), then kill only our own QEMUs
+# 4. wait: every VM must reach the harness ("lab: vm=" on its console) within the boot
+#    timeout and power off within the overall timeout; then kill only our own QEMUs.
 deadline=$((SECONDS + timeout))
+boot_deadline=$((SECONDS + boot_timeout))
+declare -A booted=()
 while :; do
     alive=0
     for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
     [ $alive = 0 ] && break
+    for vm in "${vms[@]}"; do
+        if [ -z "${booted[$vm]:-}" ] && grep -q '^lab: vm=' "$out/$vm/console.log" 2>/dev/null; then
+            booted[$vm]=1
+            log "VM $vm reached the harness after $((SECONDS - t_boot))s"
+        fi
+    done
+    if [ ${#booted[@]} -lt ${#vms[@]} ] && [ $SECONDS -ge $boot_deadline ]; then
+        log "boot timeout (${boot_timeout}s): killing VMs ${pids[*]}"
+        break
+    fi
     if [ $SECONDS -ge $deadline ]; then
         log "timeout after ${timeout}s: killing VMs ${pids[*]}"
         break
@@ -115,13 +130,17 @@ wall=$((SECONDS - t_boot))
 
 # 5. collect
 rc=0
+results=()
 for vm in "${vms[@]}"; do
     r=$out/$vm/result.json
+    results+=("$r")
     if ! jq -e . "$r" >/dev/null 2>&1; then
         jq -n --arg vm "$vm" --arg s "$name" --arg dist "$dist" \
             '{vm: $vm, scenario: $s, dist: $dist, status: "fail", exit_code: -1,
               error: "no result.json from guest (timeout, crash or boot failure; see console.log)",
               checks: [], metrics: {}}' >"$r"
+        log "VM $vm left no result; end of its console.log and qemu.log:"
+        tail -n 15 "$out/$vm/console.log" "$out/$vm/qemu.log" >&2 2>/dev/null || true
     fi
     [ -f "$out/$vm/dmesg.txt" ] || cp "$out/$vm/console.log" "$out/$vm/dmesg.txt" 2>/dev/null || true
     jq -r --arg vm "$vm" '.checks[] | "\(if .ok then "PASS" else "FAIL" end) \($vm)/\(.name)"' "$r"
@@ -132,6 +151,6 @@ for vm in "${vms[@]}"; do
 done
 jq -s --arg dist "$dist" --arg s "$name" --argjson wall "$wall" \
     '{scenario: $s, dist: $dist, wall_s: $wall, status: (if all(.status == "pass") then "pass" else "fail" end), vms: .}' \
-    $(for vm in "${vms[@]}"; do echo "$out/$vm/result.json"; done) >"$out/summary.json"
+    "${results[@]}" >"$out/summary.json"
 echo "scenario $name on $dist ($topology): $([ $rc = 0 ] && echo PASS || echo FAIL) in ${wall}s; results: $out"
 exit $rc

@@ -16,6 +16,7 @@ mkdir -p /run/netns /var/run
 
 # Per-VM settings written by run.sh: LAB_VM LAB_SCENARIO LAB_TOPOLOGY LAB_TIMEOUT ROLE MY_IP PEER_IP
 set -a
+# shellcheck disable=SC1091
 . /lab/out/vm.env
 set +a
 export LAB_IN=/lab/in LAB_OUT=/lab/out LAB_FILES=/lab/in/files LAB_LIB=/lab/in/guest/lib.sh
@@ -32,7 +33,7 @@ if [ -n "${MY_IP:-}" ]; then
 fi
 echo "lab: vm=$LAB_VM role=${ROLE:-} ip=${MY_IP:-} kernel=$(uname -r) boot=$(cut -d' ' -f1 /proc/uptime)s" >/dev/console
 
-cd "$LAB_WORK"
+cd "$LAB_WORK" || exit 1
 timeout -k 10 "$LAB_TIMEOUT" bash "$LAB_IN/scenario.sh" </dev/null 2>&1 | tee "$LAB_OUT/scenario.log" >/dev/console
 rc=${PIPESTATUS[0]}
 [ "$rc" = 124 ] && echo "lab: scenario timed out after ${LAB_TIMEOUT}s" | tee -a "$LAB_OUT/scenario.log" >/dev/console

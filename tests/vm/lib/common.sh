@@ -3,6 +3,7 @@
 # Everything human-readable goes to stderr; stdout is reserved for results (paths).
 
 LAB_DIR=${LAB_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+export LAB_CACHE
 LAB_CACHE=${METAROCE_CACHE:-/var/cache/metaroce}/vm
 LAB_MIRROR=${LAB_MIRROR:-http://deb.debian.org/debian}
 LAB_SECURITY_MIRROR=${LAB_SECURITY_MIRROR:-http://deb.debian.org/debian-security}

@@ -21,7 +21,7 @@ if [ -s "$dir/kver" ]; then
     exit 0
 fi
 
-need_host_pkgs mke2fs:e2fsprogs flock:util-linux
+need_host_pkgs mke2fs:e2fsprogs flock:util-linux unshare:util-linux
 exec 9>"$LAB_CACHE/.lock-image-$dist-$hash"
 flock 9
 if [ -s "$dir/kver" ]; then
@@ -37,8 +37,16 @@ mkdir -p "$tmp"
 used_mb=$(du -sm --one-file-system "$rootfs" | cut -f1)
 size_mb=$(( used_mb + 3072 ))
 log "making ext4 image for $dist (${used_mb} MiB used, ${size_mb} MiB size)"
-timeout 1200 mke2fs -q -t ext4 -L labroot -E lazy_itable_init=1,lazy_journal_init=1 \
-    -d "$rootfs" "$tmp/disk.raw" "${size_mb}M" >&2
+# In a private mount namespace, empty tmpfs hide whatever other users of the rootfs (e.g. module
+# builds in the chroot) left in /tmp or mounted on /proc, /sys, /dev, /run: mke2fs -d copies
+# the directory tree as it sees it.
+# shellcheck disable=SC2016
+timeout 1200 unshare --mount --propagation private -- bash -c '
+    set -e; r=$1 img=$2 size=$3
+    for d in tmp proc sys dev run; do mount -t tmpfs -o mode=0755,size=1M lab-empty "$r/$d"; done
+    chmod 1777 "$r/tmp"
+    mke2fs -q -t ext4 -L labroot -E lazy_itable_init=1,lazy_journal_init=1 -d "$r" "$img" "$size"
+' lab-mkimage "$rootfs" "$tmp/disk.raw" "${size_mb}M" >&2
 cp "$rootfs/boot/vmlinuz-$kver" "$tmp/vmlinuz"
 cp "$rootfs/boot/initrd.img-$kver" "$tmp/initrd.img"
 cp "$rootfs/boot/config-$kver" "$tmp/config"

@@ -37,7 +37,7 @@ logf=$LAB_CACHE/logs/rootfs-$dist-$hash.log
 : >"$logf"
 mounts=()
 cleanup() {
-    local m
+    local i
     for ((i=${#mounts[@]}-1; i>=0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
     [ -d "$tmp" ] && rm -rf --one-file-system "$tmp"
 }
@@ -61,9 +61,9 @@ deb $LAB_SECURITY_MIRROR $dist-security main
 SRC
 printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
 chmod +x "$tmp/usr/sbin/policy-rc.d"
-# initramfs: MODULES=most (default) carries virtio_pci/virtio_blk/ext4; zstd is quick to unpack.
+# initramfs: MODULES=most (the default) carries virtio_blk and ext4 (virtio_pci is built in).
 mkdir -p "$tmp/etc/initramfs-tools/conf.d"
-printf 'MODULES=most\nCOMPRESS=zstd\n' >"$tmp/etc/initramfs-tools/conf.d/metaroce-lab.conf"
+printf 'MODULES=most\n' >"$tmp/etc/initramfs-tools/conf.d/metaroce-lab.conf"
 echo "lab" >"$tmp/etc/hostname"
 : >"$tmp/etc/fstab"
 

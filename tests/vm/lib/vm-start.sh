@@ -15,6 +15,7 @@ overlay=$scratch/$name.qcow2
 
 qemu-img create -q -f qcow2 -F raw -b "$img" "$overlay" >&2
 
+# shellcheck disable=SC2054  # commas belong to QEMU options
 args=(
     -name "lab-$name" -nodefaults -no-user-config
     -accel tcg -cpu max -m "${LAB_VM_MEM:-2G}" -smp "${LAB_VM_SMP:-1}"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # rxe-pair (pair topology): in-tree rdma_rxe on eth0 of both VMs, ib_write_bw from b to a.
 # Records the average bandwidth as metric ib_write_bw_MBps (on both sides).
+# shellcheck source=tests/vm/guest/lib.sh
 source "$LAB_LIB"
 
 # rdma_rxe needs crc32_generic preloaded; without udev nothing loads ib_uverbs for us.
@@ -33,4 +34,4 @@ cat bw.log
 bw=$(awk '$1 == 65536 && NF >= 5 {print $4}' bw.log | tail -n1)
 lab_check "ib_write_bw-$ROLE" test "$rc" = 0 -a -n "$bw"
 [ -n "$bw" ] && lab_metric ib_write_bw_MBps "$bw"
-lab_barrier done
+lab_barrier finished

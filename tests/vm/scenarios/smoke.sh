@@ -1,5 +1,6 @@
 #!/bin/bash
 # smoke (netns topology): the VM boots our kernel, modules load, two netns hosts can ping.
+# shellcheck source=tests/vm/guest/lib.sh
 source "$LAB_LIB"
 
 lab_check_grep kernel-version '^[0-9]+\.[0-9]+\.[0-9]+' uname -r

@@ -1,0 +1,123 @@
+#!/bin/bash
+# metaroce-device (netns topology): module load, `rdma link add`, GIDs, port
+# state, teardown paths, bad input, network namespaces, and the rdma_rxe guard.
+source "$LAB_LIB"
+source "$LAB_IN/files/metaroce-lib.sh"
+
+mro_install
+lab_check modprobe-metaroce modprobe metaroce || exit 1
+lab_check_grep loaded-msg 'metaroce: loaded, UDP port 4796' dmesg
+
+# a veth pair gives a netdev whose carrier we control from the other end
+ip link add v0 type veth peer name v1
+ip addr add 10.97.0.1/24 dev v0
+ip link set v0 up
+ip link set v1 up
+
+lab_check link-add rdma link add mr0 type metaroce netdev v0 || exit 1
+lab_check_grep link-show 'mr0/1 state ACTIVE physical_state LINK_UP netdev v0' rdma link show mr0/1
+lab_check_grep ipv4-gid '^[0-9]+$' lab_gid_index mr0
+lab_check_grep ibv-devices 'mr0' ibv_devices
+lab_check_grep ibv-devinfo 'state:[[:space:]]+PORT_ACTIVE' ibv_devinfo -d mr0
+lab_check_grep ibv-devinfo-v 'GID\[ *[0-9]+\]:.*::ffff:10\.97\.0\.1, RoCE v2' ibv_devinfo -v -d mr0
+lab_check_grep ibv-devinfo-transport 'transport:[[:space:]]+InfiniBand' ibv_devinfo -d mr0
+lab_check_grep active-mtu 'active_mtu:[[:space:]]+1024' ibv_devinfo -d mr0
+lab_check_grep rate-from-netdev 'active_speed:[[:space:]]+10\.0 Gbps' ibv_devinfo -v -d mr0
+lab_check_grep statistic 'rcvd_pkts' rdma statistic show link mr0/1
+lab_check_grep udp-socket ":$MRO_PORT" ss -Huln
+
+# MTU follows the netdev
+ip link set v0 mtu 9000
+ip link set v1 mtu 9000
+lab_check_grep mtu-9000 'active_mtu:[[:space:]]+4096' ibv_devinfo -d mr0
+ip link set v0 mtu 1500
+ip link set v1 mtu 1500
+
+# carrier and admin state move the port
+ip link set v1 down
+lab_check carrier-down mro_wait_state mr0 DOWN
+ip link set v1 up
+lab_check carrier-up mro_wait_state mr0 ACTIVE
+ip link set v0 down
+lab_check admin-down mro_wait_state mr0 DOWN
+ip link set v0 up
+lab_check admin-up mro_wait_state mr0 ACTIVE
+lab_check_grep link-downed-counted '^[1-9]' mro_counter mr0 link_downed
+
+# every packet is validated: a corrupted one is counted as a CRC drop
+before=$(mro_counter mr0 rx_drop_crc)
+python3 - <<'PY'
+import socket, struct
+bth = struct.pack('>BBHIIIHHII', 0x10, 0x12, 0, 1, 2, 0, 0, 28 + 48, 0, 0)
+pkt = bth + bytes(48) + b'\xde\xad\xbe\xef'
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('10.97.0.1', 0))
+for _ in range(3):
+    s.sendto(pkt, ('10.97.0.1', 4796))
+PY
+sleep 0.5
+after=$(mro_counter mr0 rx_drop_crc)
+lab_check crc-drop-counted test "$after" -ge $((before + 3))
+lab_log "rx_drop_crc $before -> $after"
+
+# bad input leaves nothing half-created
+lab_check_grep double-add-refused 'error|Error|exists' rdma link add mr1 type metaroce netdev v0
+lab_check no-half-device test ! -e /sys/class/infiniband/mr1
+lab_check_grep unknown-netdev-refused 'error|Error|No such' rdma link add mr1 type metaroce netdev nosuchdev
+ip link add link v0 name v0.10 type vlan id 10
+lab_check_grep vlan-refused 'error|Error|not supported' rdma link add mr1 type metaroce netdev v0.10
+lab_check no-vlan-device test ! -e /sys/class/infiniband/mr1
+ip link del v0.10
+
+# rdma link delete
+lab_check link-delete rdma link delete mr0
+lab_check link-delete-gone mro_gone mr0
+
+# netdev deletion removes the device
+lab_check link-add-2 rdma link add mr2 type metaroce netdev v0
+ip link del v0
+lab_check netdev-del-gone mro_gone mr2
+
+# a link inside a network namespace
+ip netns add ns1
+ip link add w0 type veth peer name w1
+ip link set w0 netns ns1
+ip -n ns1 addr add 10.96.0.1/24 dev w0
+ip -n ns1 link set w0 up
+ip -n ns1 link set lo up
+ip link set w1 up
+lab_check netns-link-add ip netns exec ns1 rdma link add mr3 type metaroce netdev w0
+lab_check netns-active mro_wait_state mr3 ACTIVE
+lab_check_grep netns-gid 'ffff:0a60:0001' cat /sys/class/infiniband/mr3/ports/1/gids/1 /sys/class/infiniband/mr3/ports/1/gids/2 /sys/class/infiniband/mr3/ports/1/gids/3
+lab_check_grep netns-socket ":$MRO_PORT" ip netns exec ns1 ss -Huln
+lab_check no-socket-in-init-ns bash -c "! ss -Huln | grep -q ':$MRO_PORT'"
+before=$(mro_counter mr3 rx_drop_crc)
+ip netns exec ns1 python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(bytes([0x10, 0x12]) + bytes(90), ('10.96.0.1', 4796))"
+sleep 0.5
+lab_check netns-rx-path test "$(( $(mro_counter mr3 rx_drop_crc) + $(mro_counter mr3 rx_drop_hdr_len) ))" -gt "$before"
+ip netns del ns1
+lab_check netns-del-gone mro_gone mr3
+
+# rmmod with a device present
+ip link add x0 type veth peer name x1
+ip link set x0 up
+ip link set x1 up
+lab_check link-add-4 rdma link add mr4 type metaroce netdev x0
+lab_check rmmod-with-device rmmod metaroce
+lab_check rmmod-gone mro_gone mr4
+
+# rdma_rxe and metaroce exclude each other, with a message each way
+modprobe crc32_generic 2>/dev/null || true
+lab_check reload modprobe metaroce
+lab_check_grep rxe-refused 'rror|not permitted|busy' modprobe rdma_rxe
+lab_check_grep rxe-refused-msg 'refusing to load rdma_rxe while metaroce is loaded' dmesg
+lab_check rmmod-again rmmod metaroce
+lab_check rxe-loads modprobe rdma_rxe
+lab_check_grep metaroce-refused 'rror|busy' modprobe metaroce
+lab_check_grep metaroce-refused-msg 'rdma_rxe is loaded' dmesg
+lab_check rxe-unload rmmod rdma_rxe
+
+lab_check dmesg-clean mro_dmesg_clean

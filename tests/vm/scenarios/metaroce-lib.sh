@@ -1,0 +1,53 @@
+# shellcheck shell=bash
+# Guest helpers for metaroce scenarios (sourced after $LAB_LIB).
+# Expects the module, built for the VM's kernel, in $LAB_FILES/metaroce.ko.
+
+MRO_PORT=${MRO_PORT:-4796}
+
+# install the module where modprobe finds it, so dependencies load too
+mro_install() {
+    local kdir=/lib/modules/$(uname -r)/extra
+    mkdir -p "$kdir"
+    cp "$LAB_FILES/metaroce.ko" "$kdir/"
+    depmod -a
+}
+
+# mro_port_state DEV -> ACTIVE / DOWN ... from `rdma link`
+mro_port_state() {
+    rdma -j link show "$1/1" | jq -r '.[0].state'
+}
+
+# mro_wait_state DEV STATE [TRIES]
+mro_wait_state() {
+    local i
+    for i in $(seq "${3:-50}"); do
+        [ "$(mro_port_state "$1" 2>/dev/null)" = "$2" ] && return 0
+        sleep 0.1
+    done
+    echo "$1 is $(mro_port_state "$1" 2>&1), wanted $2" >&2
+    return 1
+}
+
+# mro_gone DEV: the ib device has disappeared (waits for queued teardown)
+mro_gone() {
+    local i
+    for i in $(seq 100); do
+        [ -e "/sys/class/infiniband/$1" ] || return 0
+        sleep 0.1
+    done
+    echo "$1 still exists" >&2
+    return 1
+}
+
+# mro_counter DEV NAME -> value of a port hw counter
+mro_counter() {
+    cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
+
+# mro_dmesg_clean: no kernel warnings, oopses or leaks since boot
+mro_dmesg_clean() {
+    if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|unreferenced object|unregister_netdevice: waiting|lockdep|INFO: task'; then
+        return 1
+    fi
+    return 0
+}
