@@ -29,8 +29,6 @@ mr_log()  { printf '%s [%s] %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&"$MR_ERR
 mr_warn() { printf '%s [%s] WARNING: %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&"$MR_ERR"; }
 mr_die()  { printf '%s [%s] ERROR: %s\n' "$MR_PROG" "$(date +%H:%M:%S)" "$*" >&"$MR_ERR"; exit 1; }
 
-MR_REPO=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel 2>/dev/null) ||
-	mr_die "scripts must live inside the metaroce git work tree"
 
 # ---------------------------------------------------------------- host packages
 
@@ -228,3 +226,9 @@ mr_traps_install() {
 	trap 'mr_warn "terminated"; exit 143' TERM
 	trap 'mr_warn "hangup"; exit 129' HUP
 }
+
+# ---------------------------------------------------------------- repo
+command -v git >/dev/null 2>&1 || mr_need_host_pkgs git:git
+MR_REPO=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel 2>/dev/null) ||
+	mr_die "scripts must live inside the metaroce git work tree"
+export MR_REPO

@@ -84,19 +84,26 @@ check_checkpatch() {
 		cp=$ksrc/scripts/checkpatch.pl
 	fi
 	[ -f "$cp" ] || { result checkpatch 1 "no checkpatch.pl at $cp"; return; }
-	out=$(mktemp)
+	# one checkpatch per file, nproc in parallel; reports are printed in file order
+	local tmp i=0
+	tmp=$(mktemp -d)
+	for f in "${files[@]}"; do printf '%s\0%s\0' "$tmp/$((i++))" "$f"; done |
+		timeout 600 xargs -0 -n2 -P"$(nproc)" sh -c \
+			'timeout 120 perl "$0" --strict --no-tree --show-types --color=never -f "$2" \
+				>"$1.out" 2>&1; echo $? >"$1.rc"' "$cp" || true
+	i=0
 	for f in "${files[@]}"; do
-		total=$((total + 1)); rc=0
-		timeout 120 perl "$cp" --strict --no-tree --show-types --color=never -f "$f" >"$out" 2>&1 || rc=$?
-		n=$(grep -cE '^(ERROR|WARNING|CHECK):' "$out" || true)
-		if [ "$rc" -ne 0 ] || [ "$n" -ne 0 ]; then
+		total=$((total + 1)); out=$tmp/$i; i=$((i + 1))
+		rc=$(cat "$out.rc" 2>/dev/null || echo 255)
+		n=$(grep -cE '^(ERROR|WARNING|CHECK):' "$out.out" 2>/dev/null || true)
+		if [ "$rc" -ne 0 ] || [ "${n:-0}" -ne 0 ]; then
 			bad=$((bad + 1))
-			echo "---- checkpatch: $f ($n finding(s), rc=$rc)"
+			echo "---- checkpatch: $f (${n:-0} finding(s), rc=$rc)"
 			# findings up to checkpatch's "total:" line, without blank lines and NOTEs
-			awk 'NF && !/^total:/ { print } /^total:/ { print; exit }' "$out" | head -n 400
+			awk 'NF && !/^total:/ { print } /^total:/ { print; exit }' "$out.out" 2>/dev/null | head -n 400
 		fi
 	done
-	rm -f "$out"
+	rm -rf "$tmp"
 	result checkpatch "$bad" "$total file(s), $bad with findings (checkpatch: ${cp#"$MR_CACHE"/})"
 }
 
