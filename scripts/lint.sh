@@ -7,7 +7,8 @@
 #   checkpatch   scripts/checkpatch.pl --strict --no-tree -f of linux-source-6.12 (from
 #                scripts/kernel-source.sh 6.12) on every .c/.h under
 #                drivers/infiniband/sw/metaroce, include/uapi/rdma/metaroce_*.h and
-#                tests/kunit/*.[ch]; any ERROR, WARNING or CHECK fails
+#                tests/kunit/*.[ch]; any ERROR, WARNING or CHECK fails.  A repo-root
+#                .checkpatch.conf (checkpatch's own mechanism) is honoured, ~/.checkpatch.conf not
 #   length       no file under drivers/ longer than 1000 lines
 #   whitespace   git diff --check on uncommitted changes (staged and unstaged) and on
 #                every tracked C/Kbuild/Kconfig/Makefile/shell file
@@ -84,11 +85,13 @@ check_checkpatch() {
 		cp=$ksrc/scripts/checkpatch.pl
 	fi
 	[ -f "$cp" ] || { result checkpatch 1 "no checkpatch.pl at $cp"; return; }
-	# one checkpatch per file, nproc in parallel; reports are printed in file order
+	# one checkpatch per file, nproc in parallel; reports are printed in file order.
+	# checkpatch reads .checkpatch.conf from ., $HOME and .scripts: HOME points to an
+	# empty dir so that only the repo's own .checkpatch.conf (if any) counts.
 	local tmp i=0
 	tmp=$(mktemp -d)
 	for f in "${files[@]}"; do printf '%s\0%s\0' "$tmp/$((i++))" "$f"; done |
-		timeout 600 xargs -0 -n2 -P"$(nproc)" sh -c \
+		HOME=$tmp timeout 600 xargs -0 -n2 -P"$(nproc)" sh -c \
 			'timeout 120 perl "$0" --strict --no-tree --show-types --color=never -f "$2" \
 				>"$1.out" 2>&1; echo $? >"$1.rc"' "$cp" || true
 	i=0
