@@ -2,7 +2,8 @@
 /*
  * metaroce memory internals shared by mro_mr.c and mro_mw.c: the key
  * format, overflow-safe range checks and the memory window bind rules.
- * The static inlines are pure (no device) so that KUnit can test them.
+ * The static inlines are pure (no device, no mro_obj.h) so that KUnit
+ * can test them.
  */
 #ifndef MRO_MEM_H
 #define MRO_MEM_H
@@ -11,7 +12,8 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
-#include "mro_obj.h"
+struct mro_dev;
+struct mro_mem;
 
 /* a key is (xarray index << 8) | key byte; the index never changes */
 #define MRO_KEY_BYTE_MASK	0xffU
@@ -79,13 +81,14 @@ static inline bool mro_writable_ok(int access, int mem_access)
 /* everything a BIND_MW decision depends on, gathered under the locks */
 struct mro_bind_req {
 	u8 mw_type;			/* IB_MW_TYPE_1 or IB_MW_TYPE_2 */
-	enum mro_mem_state mw_state;
+	bool mw_valid;			/* state MRO_MEM_VALID */
+	bool mw_free;			/* state MRO_MEM_FREE */
 	bool mw_pd_ok;			/* window's PD is the QP's PD */
 	int access;			/* requested window access */
 	u64 addr;			/* in the MR's address space */
 	u64 length;
 	bool has_mr;			/* length != 0: the MR was found */
-	enum mro_mem_state mr_state;
+	bool mr_valid;			/* MR state MRO_MEM_VALID */
 	bool mr_pd_ok;			/* MR's PD is the QP's PD */
 	int mr_access;
 	u64 mr_iova;
@@ -105,21 +108,21 @@ static inline int mro_mw_bind_check(const struct mro_bind_req *r)
 	if (!r->mw_pd_ok)
 		return -EINVAL;
 	if (r->mw_type == IB_MW_TYPE_1) {
-		if (r->mw_state != MRO_MEM_VALID)
+		if (!r->mw_valid)
 			return -EINVAL;
 		if (r->access & IB_ZERO_BASED)
 			return -EINVAL;
 		if (!r->length)
 			return 0;	/* unbind */
 	} else if (r->mw_type == IB_MW_TYPE_2) {
-		if (r->mw_state != MRO_MEM_FREE)
+		if (!r->mw_free)
 			return -EINVAL;
 		if (!r->length)
 			return -EINVAL;
 	} else {
 		return -EINVAL;
 	}
-	if (!r->has_mr || r->mr_state != MRO_MEM_VALID || !r->mr_pd_ok)
+	if (!r->has_mr || !r->mr_valid || !r->mr_pd_ok)
 		return -EINVAL;
 	if (r->mr_access & IB_ZERO_BASED)
 		return -EINVAL;
@@ -136,15 +139,13 @@ static inline int mro_mw_bind_check(const struct mro_bind_req *r)
 
 /*
  * Initialise the common part and reserve an index in dev->mems (not yet
- * visible to lookups); mem->lock must be initialised by the caller, at its
- * own call site, so that MR and MW locks get distinct lockdep classes.
+ * visible to lookups).  The caller sets mem->type and initialises
+ * mem->lock at its own call site, so that MR and MW locks get distinct
+ * lockdep classes.
  */
-int mro_mem_add(struct mro_dev *dev, struct mro_mem *mem,
-		enum mro_mem_type type, struct ib_pd *pd);
+int mro_mem_add(struct mro_dev *dev, struct mro_mem *mem, struct ib_pd *pd);
 /* make a fully initialised object visible to lookups */
 void mro_mem_publish(struct mro_mem *mem);
-/* undo mro_mem_add() before mro_mem_publish() */
-void mro_mem_cancel(struct mro_mem *mem);
 /* unpublish, drop the initial reference and wait for the last user */
 void mro_mem_remove(struct mro_mem *mem);
 /* lookup by key index with a reference; no checks */

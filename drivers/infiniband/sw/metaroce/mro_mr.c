@@ -33,14 +33,12 @@ static DEFINE_SPINLOCK(mro_atomic_lock);
 /* ------------------------------------------------------------------ */
 /* key space */
 
-int mro_mem_add(struct mro_dev *dev, struct mro_mem *mem,
-		enum mro_mem_type type, struct ib_pd *pd)
+int mro_mem_add(struct mro_dev *dev, struct mro_mem *mem, struct ib_pd *pd)
 {
 	u32 index;
 	int err;
 
 	mem->dev = dev;
-	mem->type = type;
 	mem->pd = pd;
 	kref_init(&mem->ref);
 	init_completion(&mem->released);
@@ -60,11 +58,6 @@ void mro_mem_publish(struct mro_mem *mem)
 {
 	/* the index is reserved, so this store does not allocate */
 	xa_store(&mem->dev->mems, mro_key_index(mem->lkey), mem, GFP_KERNEL);
-}
-
-void mro_mem_cancel(struct mro_mem *mem)
-{
-	xa_erase(&mem->dev->mems, mro_key_index(mem->lkey));
 }
 
 static void mro_mem_release(struct kref *ref)
@@ -484,8 +477,9 @@ static struct mro_mr *mro_mr_new(struct ib_pd *ibpd, enum mro_mem_type type,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	mr->mem.type = type;
 	spin_lock_init(&mr->mem.lock);
-	err = mro_mem_add(dev, &mr->mem, type, ibpd);
+	err = mro_mem_add(dev, &mr->mem, ibpd);
 	if (err) {
 		kfree(mr);
 		return ERR_PTR(err);

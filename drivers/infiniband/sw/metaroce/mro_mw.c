@@ -56,8 +56,13 @@ struct mro_mem *mro_mw_resolve(struct mro_mem *mw, u64 *iova, u64 len)
 			goto out;
 		mr_iova = *iova;
 	}
-	mr = mw->mw_mr;
-	kref_get(&mr->ref);	/* the binding holds one */
+	/* a window over an invalidated fast-reg MR gives no access */
+	spin_lock(&mw->mw_mr->lock);
+	if (mw->mw_mr->state == MRO_MEM_VALID) {
+		mr = mw->mw_mr;
+		kref_get(&mr->ref);	/* the binding holds one */
+	}
+	spin_unlock(&mw->mw_mr->lock);
 out:
 	spin_unlock_irqrestore(&mw->lock, flags);
 	if (mr)
@@ -99,13 +104,14 @@ int mro_mw_bind(struct mro_dev *dev, struct ib_pd *pd, u32 qpn,
 		goto out_unlock;
 	}
 	req.mw_type = mw->mw_type;
-	req.mw_state = mw->state;
+	req.mw_valid = mw->state == MRO_MEM_VALID;
+	req.mw_free = mw->state == MRO_MEM_FREE;
 	req.mw_pd_ok = mw->pd == pd;
 	if (mr) {
 		/* irqs are off already: the window lock is held */
 		spin_lock(&mr->lock);
 		req.has_mr = mr->lkey == mr_lkey;
-		req.mr_state = mr->state;
+		req.mr_valid = mr->state == MRO_MEM_VALID;
 		req.mr_pd_ok = mr->pd == pd;
 		req.mr_access = mr->access;
 		req.mr_iova = mr->iova;
@@ -180,8 +186,9 @@ int mro_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
 
+	mem->type = MRO_MEM_MW;
 	spin_lock_init(&mem->lock);
-	err = mro_mem_add(dev, mem, MRO_MEM_MW, ibmw->pd);
+	err = mro_mem_add(dev, mem, ibmw->pd);
 	if (err)
 		return err;
 	mem->mw_type = ibmw->type;
