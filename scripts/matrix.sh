@@ -165,7 +165,7 @@ finish() {
 		cp "$src/$KO_REL" "$dest/metaroce.ko"
 		gccv=$(module_gcc "$dest/metaroce.ko" "$gccfb")
 	else
-		gccv=$gccfb
+		gccv=${gccfb#*gcc* }
 	fi
 	if [ "$mrc" -eq 124 ] || [ "$mrc" -eq 137 ]; then
 		result="FAIL(timeout ${BUILD_TIMEOUT}s)"
@@ -194,6 +194,15 @@ finish() {
 	SUMMARY+=("$dist|$kver|$gccv|$counted|$ignored|$result|$secs")
 }
 
+# lock_dist DIST: one matrix.sh build per DIST (shared build dir) at a time, on fd 8
+lock_dist() {
+	exec 8>"$MR_CACHE/locks/matrix-$1.lock"
+	if ! flock -n 8; then
+		mr_log "$1: another matrix.sh is building $1; waiting for it (max 30 min)"
+		flock -w 1800 8 || mr_die "$1: gave up waiting for the lock"
+	fi
+}
+
 build_host() {
 	local kver="" k n=0 src log rc=0 t0
 	for k in /lib/modules/*/build; do
@@ -211,8 +220,7 @@ build_host() {
 	[ $n -eq 1 ] || mr_warn "host: $n header trees installed, using the last: $kver"
 	mr_need_host_pkgs make:make gcc:gcc sparse:sparse
 	src=$MR_CACHE/host-build
-	exec 8>"$MR_CACHE/locks/matrix-host.lock"
-	flock -w 1800 8 || mr_die "host: another matrix.sh host build holds the lock"
+	lock_dist host
 	mr_copy_sources "$src"
 	log=$(mktemp); t0=$SECONDS
 	mr_log "host: make KDIR=/lib/modules/$kver/build W=1 C=1 (timeout ${BUILD_TIMEOUT}s)"
@@ -242,8 +250,7 @@ build_dist() {
 	fi
 
 	# one build per rootfs at a time
-	exec 8>"$MR_CACHE/locks/matrix-$dist.lock"
-	flock -w 1800 8 || mr_die "$dist: another matrix.sh build of $dist holds the lock"
+	lock_dist "$dist"
 
 	for t in make gcc sparse; do
 		if ! chroot "$rootfs" /bin/sh -c "command -v $t" >/dev/null 2>&1; then
