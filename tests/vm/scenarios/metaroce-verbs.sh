@@ -1,0 +1,94 @@
+#!/bin/bash
+# metaroce-verbs (pair topology): stock rdma-core applications between two
+# VMs over metaroce: ibv_*_pingpong with data checks, perftest with several
+# QPs, rping (rdma_cm).  VM a serves, VM b is the client.
+source "$LAB_LIB"
+source "$LAB_IN/files/metaroce-lib.sh"
+
+mro_install
+lab_check modprobe-metaroce modprobe metaroce || exit 1
+modprobe rdma_ucm
+# 9000-byte frames so UD can carry 4 KiB datagrams (UD is limited to one MTU)
+ip link set eth0 mtu 9000
+lab_check link-add rdma link add mr0 type metaroce netdev eth0 || exit 1
+lab_check active mro_wait_state mr0 ACTIVE || exit 1
+GID=$(lab_gid_index mr0) || exit 1
+lab_barrier ready || exit 1
+
+T=${MRO_TEST_TIMEOUT:-240}
+
+# pingpong NAME CMD...: a runs the server, b the client after a barrier
+pingpong() {
+    local name=$1; shift
+    if [ "$ROLE" = a ]; then
+        timeout "$T" "$@" >"$LAB_WORK/$name.out" 2>&1 &
+        local pid=$!
+        sleep 1
+        lab_barrier "$name" || return 1
+        wait $pid
+        lab_check_grep "$name" 'bytes in .* seconds' cat "$LAB_WORK/$name.out"
+    else
+        lab_barrier "$name" || return 1
+        sleep 1
+        lab_check_grep "$name" 'bytes in .* seconds' \
+            lab_retry 5 2 timeout "$T" "$@" "$PEER_IP"
+    fi
+    lab_barrier "$name-done"
+}
+
+for size in 4096 65536; do
+    pingpong rc-pingpong-$size ibv_rc_pingpong -d mr0 -g "$GID" -s $size -n 200 -c
+    pingpong uc-pingpong-$size ibv_uc_pingpong -d mr0 -g "$GID" -s $size -n 200 -c
+    pingpong srq-pingpong-$size ibv_srq_pingpong -d mr0 -g "$GID" -s $size -n 200 -q 4 -c
+done
+pingpong ud-pingpong-4096 ibv_ud_pingpong -d mr0 -g "$GID" -s 4096 -n 200 -c
+pingpong ud-pingpong-1024 ibv_ud_pingpong -d mr0 -g "$GID" -s 1024 -n 200 -c
+
+# perftest NAME ARGS...: bandwidth/latency with 4 QPs where it applies
+perftest() {
+    local name=$1 tool=$2; shift 2
+    if [ "$ROLE" = a ]; then
+        timeout "$T" "$tool" -d mr0 -x "$GID" "$@" >"$LAB_WORK/$name.out" 2>&1 &
+        local pid=$!
+        sleep 1
+        lab_barrier "$name" || return 1
+        wait $pid
+        lab_check_grep "$name-server" '^ *[0-9]+ +[0-9]+' cat "$LAB_WORK/$name.out"
+    else
+        lab_barrier "$name" || return 1
+        sleep 1
+        local out
+        out=$(lab_retry 5 2 timeout "$T" "$tool" -d mr0 -x "$GID" "$@" "$PEER_IP" 2>&1)
+        lab_check_grep "$name" '^ *[0-9]+ +[0-9]+' echo "$out"
+        # bandwidth tools: BW average [MB/sec] is the 4th column
+        local bw
+        bw=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ {print $4; exit}' <<<"$out")
+        [ -n "$bw" ] && lab_metric "$name" "$bw"
+    fi
+    lab_barrier "$name-done"
+}
+
+perftest send-bw ib_send_bw -q 4 -s 65536 -n 200 -F
+perftest write-bw ib_write_bw -q 4 -s 65536 -n 200 -F
+perftest read-bw ib_read_bw -q 4 -s 65536 -n 200 -F
+perftest atomic-bw ib_atomic_bw -q 4 -n 200 -F
+perftest send-lat ib_send_lat -s 64 -n 200 -F
+perftest write-lat ib_write_lat -s 64 -n 200 -F
+perftest read-lat ib_read_lat -s 64 -n 200 -F
+
+# rdma_cm: rping verifies the data it moves
+if [ "$ROLE" = a ]; then
+    timeout "$T" rping -s -a "$MY_IP" -v -V -C 100 >"$LAB_WORK/rping.out" 2>&1 &
+    pid=$!
+    sleep 1
+    lab_barrier rping
+    wait $pid
+    lab_check rping-server test $? -eq 0
+else
+    lab_barrier rping
+    sleep 1
+    lab_check_grep rping 'ping data' lab_retry 3 2 timeout "$T" rping -c -a "$PEER_IP" -v -V -C 100
+fi
+lab_barrier rping-done
+
+lab_check dmesg-clean mro_dmesg_clean
