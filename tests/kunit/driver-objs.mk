@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Pure-C driver objects (no device, no ib_core) the KUnit tests call into.
+# Paths are relative to drivers/infiniband/sw/metaroce/ of the repo; run.sh
+# links each of them into the kunit directory so they can be compiled into
+# the test module when the driver itself is not built in.
+metaroce-pure-objs := mro_wire.o

@@ -1,0 +1,270 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/kunit/run.sh [--jobs N] [--outdir DIR] [--kver VER] [--] [kunit.py run args...]
+#
+# Build and run metaroce's KUnit suites on UML with the kernel's own
+# tools/testing/kunit/kunit.py (Debian linux-source-6.12 by default).
+#
+#   --jobs N, -j N   parallel make jobs (default: nproc)
+#   --outdir DIR     where kunit.log, test.log, ktap.txt, results.json go
+#                    (default: $METAROCE_KUNIT_OUT or <repo>/out/kunit)
+#   --kver VER       linux-source-VER to build against (default: $METAROCE_KUNIT_KVER or 6.12)
+#   anything else    passed to "kunit.py run" unchanged (e.g. a filter glob
+#                    'metaroce_wire.*', --kconfig_add CONFIG_KASAN=y, --timeout 300,
+#                    --raw_output is NOT supported: the summary is needed)
+#
+# Environment:
+#   METAROCE_CACHE            cache root (default /var/cache/metaroce)
+#   METAROCE_KUNIT_TESTS_DIR  test sources (default <repo>/tests/kunit)
+#   METAROCE_KUNIT_DRIVER     auto (default) | real | standin
+#                             real: link the repo's drivers/infiniband/sw/metaroce
+#                             standin: a cache-only Kconfig/Kbuild that builds just the
+#                             pure-C objects listed in tests/kunit/driver-objs.mk
+#                             auto: real if the repo dir has Kconfig and Kbuild/Makefile
+#
+# Layout under $METAROCE_CACHE/kunit/:
+#   tree-<kernel version>/    hard-linked copy of the pristine source from
+#                             scripts/kernel-source.sh; only this copy is modified
+#   build-<kver>-<hash>/      kunit.py --build_dir; hash = kernel version +
+#                             .kunitconfig content
+#
+# Exit status: 0 only if the build worked, at least one test ran, none failed
+# or crashed, and kunit.py reported no parse errors. The last line of output is
+# always "N passed, N failed".
+set -uo pipefail
+
+# The whole script is one function, called on the last line, so that bash has
+# parsed all of it before running any: editing run.sh while it runs is safe.
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+
+main() {
+	CACHE=${METAROCE_CACHE:-/var/cache/metaroce}
+	KVER=${METAROCE_KUNIT_KVER:-6.12}
+	JOBS=$(nproc)
+	OUTDIR=${METAROCE_KUNIT_OUT:-$REPO/out/kunit}
+	TESTS_DIR=${METAROCE_KUNIT_TESTS_DIR:-$REPO/tests/kunit}
+	DRIVER_MODE=${METAROCE_KUNIT_DRIVER:-auto}
+	EXTRA=()
+
+	PASSED=0
+	FAILED=0
+	final() {
+		echo "$PASSED passed, $FAILED failed"
+		exit "$1"
+	}
+	die() {
+		echo "run.sh: error: $*" >&2
+		final 2
+	}
+
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-j|--jobs) JOBS=$2; shift 2 ;;
+		-j*) JOBS=${1#-j}; shift ;;
+		--jobs=*) JOBS=${1#--jobs=}; shift ;;
+		--outdir) OUTDIR=$2; shift 2 ;;
+		--outdir=*) OUTDIR=${1#--outdir=}; shift ;;
+		--kver) KVER=$2; shift 2 ;;
+		--kver=*) KVER=${1#--kver=}; shift ;;
+		-h|--help) sed -n '3,34p' "$0"; exit 0 ;;
+		--) shift; EXTRA+=("$@"); break ;;
+		*) EXTRA+=("$1"); shift ;;
+		esac
+	done
+	case "$JOBS" in ''|*[!0-9]*) die "--jobs needs a number" ;; esac
+	for a in "${EXTRA[@]}"; do
+		case "$a" in --raw_output*|--build_dir*|--kunitconfig*|--json*)
+			die "$a is set by run.sh and cannot be passed through" ;;
+		esac
+	done
+
+	KUNITCONFIG=$TESTS_DIR/.kunitconfig
+	[ -f "$KUNITCONFIG" ] || die "no $KUNITCONFIG"
+
+	# --- pristine kernel source --------------------------------------------------
+	SRC=$("$REPO/scripts/kernel-source.sh" "$KVER" | tail -n1) || die "scripts/kernel-source.sh $KVER failed"
+	[ -f "$SRC/Makefile" ] || die "bad kernel source dir '$SRC'"
+	SRCNAME=$(basename "$SRC")		# linux-source-<full version>
+	FULLVER=${SRCNAME#linux-source-}
+
+	KDIR=$CACHE/kunit
+	mkdir -p "$KDIR" "$OUTDIR" || die "cannot create $KDIR or $OUTDIR"
+	OUTDIR=$(cd "$OUTDIR" && pwd -P)
+
+	# One run at a time per cache (the tree copy and build dirs are shared).
+	exec 8>"$KDIR/.lock"
+	if ! flock -n 8; then
+		echo "run.sh: another run holds $KDIR/.lock, waiting..." >&2
+		flock 8
+	fi
+
+	# --- the kunit copy of the tree ----------------------------------------------
+	# A hard-linked copy: cheap (~seconds, no extra data), and every file we
+	# change is replaced by a new inode (write to temp + rename), never edited in
+	# place, so the shared pristine tree is never touched.
+	TREE=$KDIR/tree-$FULLVER
+	if [ ! -f "$TREE/.metaroce-tree-complete" ]; then
+		echo "run.sh: creating kunit tree copy $TREE" >&2
+		rm -rf "$TREE" "$TREE.tmp"
+		cp -al "$SRC" "$TREE.tmp" || die "cp -al $SRC failed"
+		touch "$TREE.tmp/.metaroce-tree-complete"
+		mv -T "$TREE.tmp" "$TREE" || die "cannot rename $TREE.tmp"
+	fi
+
+	# replace_file DEST < content: write only if it changed, via a new inode.
+	replace_file() {
+		local dest=$1 tmp
+		tmp=$(mktemp "$dest.XXXXXX") || return 1
+		cat >"$tmp"
+		if [ -f "$dest" ] && [ ! -L "$dest" ] && cmp -s "$tmp" "$dest"; then
+			rm -f "$tmp"
+		else
+			chmod 0644 "$tmp" && mv -f "$tmp" "$dest"
+		fi
+	}
+
+	# add_line FILE AFTER_REGEX LINE: insert LINE after the last line matching
+	# AFTER_REGEX (or at the end), unless LINE is already present.
+	add_line() {
+		local file=$1 after=$2 line=$3
+		grep -qxF "$line" "$file" && return 0
+		awk -v after="$after" -v line="$line" '
+			{ a[NR] = $0; if ($0 ~ after) last = NR }
+			END { for (i = 1; i <= NR; i++) { print a[i]; if (i == last) print line }
+			      if (!last) print line }' "$file" | replace_file "$file"
+	}
+
+	IB=$TREE/drivers/infiniband
+	add_line "$IB/Kconfig" '^source "drivers/infiniband/sw/siw/Kconfig"' \
+		'source "drivers/infiniband/sw/metaroce/Kconfig"' || die "patching Kconfig"
+	add_line "$IB/Kconfig" '^source "drivers/infiniband/sw/metaroce/Kconfig"' \
+		'source "drivers/infiniband/sw/metaroce-kunit/Kconfig"' || die "patching Kconfig"
+	add_line "$IB/Makefile" '^obj-' 'obj-$(CONFIG_METAROCE) += sw/metaroce/' || die "patching Makefile"
+	add_line "$IB/Makefile" '^obj-' 'obj-$(CONFIG_METAROCE_KUNIT_TEST) += sw/metaroce-kunit/' || die "patching Makefile"
+
+	# uapi headers: <rdma/metaroce_*.h>
+	for l in "$TREE"/include/uapi/rdma/metaroce_*.h; do
+		[ -L "$l" ] && rm -f "$l"
+	done
+	for h in "$REPO"/include/uapi/rdma/metaroce_*.h; do
+		[ -f "$h" ] && ln -sfn "$h" "$TREE/include/uapi/rdma/$(basename "$h")"
+	done
+
+	# the driver
+	DRV_REPO=$REPO/drivers/infiniband/sw/metaroce
+	DRV_TREE=$IB/sw/metaroce
+	if [ "$DRIVER_MODE" = auto ]; then
+		if [ -f "$DRV_REPO/Kconfig" ] && { [ -f "$DRV_REPO/Kbuild" ] || [ -f "$DRV_REPO/Makefile" ]; }; then
+			DRIVER_MODE=real
+		else
+			DRIVER_MODE=standin
+		fi
+	fi
+	rm -rf "$DRV_TREE"
+	case "$DRIVER_MODE" in
+	real)
+		[ -f "$DRV_REPO/Kconfig" ] || die "$DRV_REPO/Kconfig does not exist (try METAROCE_KUNIT_DRIVER=standin)"
+		ln -sfn "$DRV_REPO" "$DRV_TREE"
+		;;
+	standin)
+		echo "run.sh: note: using a stand-in driver Kconfig/Kbuild (pure-C objects only)" >&2
+		mkdir -p "$DRV_TREE"
+		for f in "$DRV_REPO"/*; do
+			case "$(basename "$f")" in Kconfig|Kbuild|Makefile) continue ;; esac
+			[ -e "$f" ] && ln -sfn "$f" "$DRV_TREE/$(basename "$f")"
+		done
+		cat >"$DRV_TREE/Kconfig" <<-'EOF'
+		# stand-in written by tests/kunit/run.sh (METAROCE_KUNIT_DRIVER=standin)
+		config METAROCE
+			tristate "metaroce (KUnit stand-in)"
+			depends on INFINIBAND && INET && INFINIBAND_VIRT_DMA
+			select LIBCRC32C
+		EOF
+		pure=$(sed -n 's/^metaroce-pure-objs[[:space:]]*:*=//p' "$TESTS_DIR/driver-objs.mk")
+		{
+			echo "# stand-in written by tests/kunit/run.sh (METAROCE_KUNIT_DRIVER=standin)"
+			echo "-include \$(src)/Kbuild.probes"
+			for o in $pure; do
+				[ -f "$DRV_REPO/${o%.o}.c" ] && echo "obj-\$(CONFIG_METAROCE) += $o"
+			done
+		} >"$DRV_TREE/Kbuild"
+		;;
+	*) die "METAROCE_KUNIT_DRIVER must be auto, real or standin" ;;
+	esac
+
+	# the tests: a real directory of symlinks, rebuilt every run so added or
+	# removed files are picked up.
+	KT=$IB/sw/metaroce-kunit
+	rm -rf "$KT"
+	mkdir -p "$KT"
+	for f in "$TESTS_DIR"/*.c "$TESTS_DIR"/*.h "$TESTS_DIR"/Kbuild "$TESTS_DIR"/Kconfig "$TESTS_DIR"/*.mk; do
+		[ -f "$f" ] && ln -sfn "$f" "$KT/$(basename "$f")"
+	done
+	[ -f "$KT/Kbuild" ] && [ -f "$KT/Kconfig" ] || die "$TESTS_DIR needs Kbuild and Kconfig"
+	# pure-C driver sources and the driver's feature probes, compiled into the
+	# tests when CONFIG_METAROCE != y
+	for f in "$DRV_REPO"/*.c "$DRV_REPO"/Kbuild.probes "$DRV_REPO"/probes; do
+		[ -e "$f" ] && [ ! -e "$KT/$(basename "$f")" ] && ln -sfn "$f" "$KT/$(basename "$f")"
+	done
+
+	# --- build dir, keyed by kernel version + kunitconfig content ------------------
+	# (Kconfig/Kbuild changes of the driver or tests are picked up by kbuild itself.)
+	KEY=$( { echo "$FULLVER"; cat "$KUNITCONFIG"; } | sha256sum | cut -c1-12)
+	BUILD=$KDIR/build-$FULLVER-$KEY
+	mkdir -p "$BUILD"
+	rm -f "$BUILD/test.log"
+
+	# --- run -----------------------------------------------------------------------
+	LOG=$OUTDIR/kunit.log
+	echo "run.sh: kernel $FULLVER, driver=$DRIVER_MODE, build dir $BUILD, jobs $JOBS" >&2
+	START=$(date +%s)
+	cd "$TREE" || die "cd $TREE"
+	PYTHONDONTWRITEBYTECODE=1 python3 tools/testing/kunit/kunit.py run \
+		--build_dir="$BUILD" --kunitconfig="$KUNITCONFIG" --jobs="$JOBS" \
+		--json="$OUTDIR/results.json" "${EXTRA[@]}" 2>&1 | tee "$LOG"
+	RC=${PIPESTATUS[0]}
+	END=$(date +%s)
+
+	[ -f "$BUILD/test.log" ] && cp "$BUILD/test.log" "$OUTDIR/test.log"
+	# Raw KTAP: the console output from the first "KTAP version"/"TAP version" line.
+	if [ -f "$BUILD/test.log" ]; then
+		sed -n '/K\?TAP version [0-9]/,$p' "$BUILD/test.log" >"$OUTDIR/ktap.txt"
+	else
+		: >"$OUTDIR/ktap.txt"
+	fi
+	[ -f "$BUILD/.config" ] && cp "$BUILD/.config" "$OUTDIR/config"
+
+	# --- verdict -----------------------------------------------------------------
+	STATUS=0
+	plain=$(sed 's/\x1b\[[0-9;]*m//g' "$LOG")
+	summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' <<<"$plain" | tail -n1)
+	count() { sed -n "s/.*[ ,:]$1: \([0-9]\+\).*/\1/p" <<<"$summary" | head -n1; }
+	if [ -n "$summary" ]; then
+		PASSED=$(count passed); PASSED=${PASSED:-0}
+		f=$(count failed); c=$(count crashed); s=$(count skipped); e=$(count errors)
+		f=${f:-0}; c=${c:-0}; s=${s:-0}; e=${e:-0}
+		FAILED=$((f + c))
+		total=$(sed -n 's/.*Ran \([0-9]\+\) tests.*/\1/p' <<<"$summary")
+		[ "$c" -gt 0 ] && { echo "run.sh: FAIL: $c test(s) crashed" >&2; STATUS=1; }
+		[ "$f" -gt 0 ] && { echo "run.sh: FAIL: $f test(s) failed" >&2; STATUS=1; }
+		[ "$e" -gt 0 ] && { echo "run.sh: FAIL: kunit.py reported $e parse error(s)" >&2; STATUS=1; }
+		[ "${total:-0}" -eq 0 ] && { echo "run.sh: FAIL: no tests ran" >&2; STATUS=1; }
+		[ "$s" -gt 0 ] && echo "run.sh: note: $s test(s) skipped" >&2
+	else
+		echo "run.sh: FAIL: no kunit.py summary (build error or kernel did not run, see $LOG)" >&2
+		STATUS=1
+	fi
+	if [ -n "$summary" ] && ! grep -q 'metaroce' "$OUTDIR/ktap.txt"; then
+		echo "run.sh: FAIL: no metaroce suite in the KTAP output" >&2
+		STATUS=1
+	fi
+	[ "$RC" -ne 0 ] && { echo "run.sh: FAIL: kunit.py exited $RC" >&2; STATUS=1; }
+	if [ -f "$BUILD/.config" ] && ! grep -qx 'CONFIG_METAROCE=y' "$BUILD/.config"; then
+		echo "run.sh: note: CONFIG_METAROCE is not y in $BUILD/.config" >&2
+	fi
+	echo "run.sh: $((END - START)) s; logs in $OUTDIR (kunit.log, test.log, ktap.txt, results.json, config)" >&2
+	final $STATUS
+}
+
+main "$@"
