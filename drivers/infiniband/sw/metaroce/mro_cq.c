@@ -13,6 +13,7 @@
  * post work that completes synchronously, from inside its handler.
  */
 #include <linux/delay.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "mro.h"
 
@@ -263,6 +264,7 @@ static void mro_cq_consume(struct mro_queue *q)
 {
 	u32 cons = mro_queue_consumer(q);
 
+	/* release: the CQE is copied out before its slot is handed back */
 	smp_store_release(&q->buf->consumer_index, (cons + 1) & q->index_mask);
 }
 

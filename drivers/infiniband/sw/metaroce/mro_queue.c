@@ -21,8 +21,8 @@
 #include "mro.h"
 
 /* bounds that keep every size computation far from overflow */
-#define MRO_QUEUE_MAX_SLOTS	(1U << 24)
-#define MRO_QUEUE_MAX_ELEM_SIZE	(1U << 16)
+#define MRO_QUEUE_MAX_SLOTS	BIT(24)
+#define MRO_QUEUE_MAX_ELEM_SIZE	BIT(16)
 
 struct mro_queue *mro_queue_alloc(struct mro_dev *dev, u32 *num_elem,
 				  u32 elem_size, enum mro_queue_dir dir)
@@ -92,6 +92,7 @@ u32 mro_queue_producer(struct mro_queue *q)
 {
 	if (q->dir == MRO_Q_KERNEL_PRODUCES)
 		return q->index;
+	/* acquire: pairs with the producer's release, slot after index */
 	return smp_load_acquire(&q->buf->producer_index) & q->index_mask;
 }
 
@@ -99,6 +100,7 @@ u32 mro_queue_consumer(struct mro_queue *q)
 {
 	if (q->dir == MRO_Q_USER_PRODUCES)
 		return q->index;
+	/* acquire: the consumer is done with the slots before this index */
 	return smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
 }
 
@@ -127,10 +129,11 @@ void *mro_queue_slot(struct mro_queue *q, u32 index)
 void mro_queue_advance(struct mro_queue *q)
 {
 	q->index = (q->index + 1) & q->index_mask;
-	/* the slot's contents (CQE written, WQE consumed) before the index */
 	if (q->dir == MRO_Q_KERNEL_PRODUCES)
+		/* release: the CQE is written before the index moves */
 		smp_store_release(&q->buf->producer_index, q->index);
 	else
+		/* release: the WQE is read before its slot is handed back */
 		smp_store_release(&q->buf->consumer_index, q->index);
 }
 
@@ -145,6 +148,7 @@ void mro_queue_kernel_produce(struct mro_queue *q)
 {
 	u32 prod = mro_queue_producer(q);
 
+	/* release: the WQE is written before the index moves */
 	smp_store_release(&q->buf->producer_index,
 			  (prod + 1) & q->index_mask);
 }
@@ -165,6 +169,7 @@ int mro_queue_move(struct mro_queue *dst, struct mro_queue *src)
 
 	/* @dst was empty: its consumer stays at 0, its producer is @count */
 	dst->index = dst->dir == MRO_Q_KERNEL_PRODUCES ? count : 0;
+	/* release: the copied elements before the index */
 	smp_store_release(&dst->buf->producer_index, count);
 	return 0;
 }
