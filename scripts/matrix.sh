@@ -136,7 +136,10 @@ get_rootfs() {
 		ROOTFS=${!var}; return
 	fi
 	local lab=$MR_REPO/tests/vm/lab.sh
-	[ -f "$lab" ] || mr_die "$lab does not exist (yet); set $var=/path/to/rootfs to use another rootfs"
+	if [ ! -f "$lab" ]; then
+		mr_warn "$lab does not exist (yet); set $var=/path/to/rootfs to use another rootfs"
+		return 1
+	fi
 	mr_log "$dist: tests/vm/lab.sh rootfs $dist (may debootstrap on first use; timeout ${ROOTFS_TIMEOUT}s)"
 	local rc=0
 	out=$(mktemp)
@@ -147,10 +150,12 @@ get_rootfs() {
 		if [ -n "$ROOTFS" ] && [ -d "$ROOTFS" ] && [ -s "$ROOTFS.kver" ]; then
 			mr_warn "$dist: tests/vm/lab.sh rootfs $dist exited $rc but printed a complete rootfs; using it"
 		else
-			mr_die "$dist: tests/vm/lab.sh rootfs $dist failed (rc=$rc)"
+			mr_warn "$dist: tests/vm/lab.sh rootfs $dist failed (rc=$rc)"; return 1
 		fi
 	fi
-	[ -d "$ROOTFS" ] || mr_die "$dist: lab.sh printed '$ROOTFS', which is not a directory"
+	if [ ! -d "$ROOTFS" ]; then
+		mr_warn "$dist: lab.sh printed '$ROOTFS', which is not a directory"; return 1
+	fi
 }
 
 # finish DIST KVER SRCDIR LOGDIR LOG MAKE_RC SECONDS GCC_FALLBACK: collect artefacts, summary
@@ -194,6 +199,12 @@ finish() {
 	SUMMARY+=("$dist|$kver|$gccv|$counted|$ignored|$result|$secs")
 }
 
+# skip_dist DIST RESULT [KVER]: record a DIST that could not be built at all
+skip_dist() {
+	FAILED=1
+	SUMMARY+=("$1|${3:-?}|?|-|-|$2|0")
+}
+
 # lock_dist DIST: one matrix.sh build per DIST (shared build dir) at a time, on fd 8
 lock_dist() {
 	exec 8>"$MR_CACHE/locks/matrix-$1.lock"
@@ -234,7 +245,7 @@ build_host() {
 
 build_dist() {
 	local dist=$1 rootfs kver src log rc=0 t0 gccfb t
-	get_rootfs "$dist"
+	get_rootfs "$dist" || { skip_dist "$dist" "FAIL(no rootfs)"; return 0; }
 	rootfs=$(realpath "$ROOTFS")
 	[ "$rootfs" != / ] || mr_die "$dist: rootfs is /"
 	if [ -s "$rootfs.kver" ]; then
@@ -246,7 +257,8 @@ build_dist() {
 	fi
 	# resolve inside the chroot: bookworm's build symlink is absolute
 	if [ -z "$kver" ] || ! chroot "$rootfs" test -e "/lib/modules/$kver/build/Makefile"; then
-		mr_die "$dist: no kernel headers for '$kver' in $rootfs/lib/modules"
+		mr_warn "$dist: no kernel headers for '$kver' in $rootfs/lib/modules"
+		skip_dist "$dist" "FAIL(no headers)" "$kver"; return 0
 	fi
 
 	# one build per rootfs at a time
@@ -254,7 +266,10 @@ build_dist() {
 
 	for t in make gcc sparse; do
 		if ! chroot "$rootfs" /bin/sh -c "command -v $t" >/dev/null 2>&1; then
-			[ "$t" = sparse ] || mr_die "$dist: '$t' missing in $rootfs (the rootfs should have build-essential)"
+			if [ "$t" != sparse ]; then
+				mr_warn "$dist: '$t' missing in $rootfs (the rootfs should have build-essential)"
+				skip_dist "$dist" "FAIL(no $t)" "$kver"; flock -u 8; return 0
+			fi
 			mr_warn "$dist: sparse is missing in $rootfs; INSTALLING it into the rootfs (needed by C=1)"
 			[ -s "$rootfs/etc/resolv.conf" ] || cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
 			mr_apt_install --root "$rootfs" sparse
