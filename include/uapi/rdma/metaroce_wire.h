@@ -94,9 +94,14 @@ struct metaroce_bth {
  *          requests the value the next consuming message will carry.
  *          READ_RESP: the READ_REQ's PSN.
  * @offset: byte offset of this packet's payload inside the message
- * @length: total message length in bytes (READ_REQ: bytes to read)
+ *          (READ_REQ: first byte requested)
+ * @length: total message length in bytes (READ_REQ: bytes requested from
+ *          @offset; READ_RESP: end offset of the request it answers)
  * @imm:    immediate data (SEND_IMM, WRITE_IMM) or rkey to invalidate
- *          (SEND_INV); 0 otherwise
+ *          (SEND_INV); READ_REQ: response segment size in bytes, 256..65536:
+ *          response k carries bytes offset + k * imm onwards with PSN
+ *          psn + k, so the requester alone decides the segmentation; 0
+ *          otherwise
  * @va:     WRITE, WRITE_IMM, READ_REQ: remote virtual address of byte 0 of the message;
  *          0 otherwise
  * @rkey:   WRITE, WRITE_IMM, READ_REQ: remote key; 0 otherwise

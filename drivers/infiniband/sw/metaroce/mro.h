@@ -15,6 +15,7 @@
 
 #include "mro_compat.h"
 #include "mro_counters.h"
+#include "mro_obj.h"
 #include "mro_param.h"
 
 #define MRO_DRV_NAME	"metaroce"
@@ -28,6 +29,8 @@ struct mro_dev {
 	netdevice_tracker ndev_tracker;
 	possible_net_t net;		/* ndev's namespace at newlink */
 
+	struct ib_device_attr attr;	/* what query_device reports */
+
 	struct list_head list;		/* mro_devs, under mro_devs_lock */
 	bool listed;
 
@@ -39,6 +42,20 @@ struct mro_dev {
 	unsigned int payload_mtu;	/* bytes of payload per packet */
 
 	atomic64_t stats[MRO_NR_COUNTERS];
+
+	/*
+	 * Objects the receive path finds by number.  Writers (create and
+	 * destroy verbs, process context) take the xarray lock; readers use
+	 * RCU and kref_get_unless_zero().
+	 */
+	struct xarray qps;		/* QPN -> struct mro_qp */
+	struct xarray mems;		/* key >> 8 -> struct mro_mem */
+	struct xarray srqs;		/* srq_num -> struct mro_srq */
+	struct xarray ahs;		/* ah_num -> struct mro_ah */
+	u32 qp_next;			/* cursors for xa_alloc_cyclic() */
+	u32 mem_next;
+	u32 srq_next;
+	u32 ah_next;
 };
 
 struct mro_ucontext {
@@ -77,6 +94,7 @@ void mro_net_exit(void);
 int mro_net_get(struct net *net);
 void mro_net_put(struct net *net);
 int mro_rxe_port_check(void);
+struct sock *mro_net_sk6(struct net *net);
 
 /* mro_verbs.c: the ib_device_ops table and its registration */
 int mro_register_device(struct mro_dev *dev, const char *ibdev_name);

@@ -16,6 +16,13 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_DROP_LENGTH].name = "rx_drop_length",
 	[MRO_CNT_DROP_NO_QP].name = "rx_drop_no_qp",
 	[MRO_CNT_DROP_NOMEM].name = "rx_drop_nomem",
+	[MRO_CNT_DROP_QP_MISMATCH].name = "rx_drop_qp_mismatch",
+	[MRO_CNT_DROP_WINDOW].name = "rx_drop_window",
+	[MRO_CNT_DROP_QKEY].name = "rx_drop_qkey",
+	[MRO_CNT_DROP_NO_WQE].name = "rx_drop_no_wqe",
+	[MRO_CNT_RX_DUP].name = "rx_duplicate",
+	[MRO_CNT_RX_OOO].name = "rx_out_of_order",
+	[MRO_CNT_TX_ERR].name = "tx_err",
 	[MRO_CNT_LINK_DOWNED].name = "link_downed",
 };
 

@@ -174,6 +174,10 @@ int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 	atomic_inc(&mro_devs_alive);
 	INIT_LIST_HEAD(&dev->list);
+	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->mems, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->srqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1);
 	dev->port_state = IB_PORT_NOP;	/* forces the first update */
 	write_pnet(&dev->net, net);
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
@@ -222,6 +226,13 @@ void mro_dev_dealloc(struct ib_device *ibdev)
 	if (dev->ndev)
 		netdev_put(dev->ndev, &dev->ndev_tracker);
 	dev->ndev = NULL;
+	/* every object was destroyed before the device could be */
+	WARN_ON(!xa_empty(&dev->qps) || !xa_empty(&dev->mems) ||
+		!xa_empty(&dev->srqs) || !xa_empty(&dev->ahs));
+	xa_destroy(&dev->qps);
+	xa_destroy(&dev->mems);
+	xa_destroy(&dev->srqs);
+	xa_destroy(&dev->ahs);
 	if (atomic_dec_and_test(&mro_devs_alive))
 		wake_up(&mro_devs_wq);
 }

@@ -6,11 +6,16 @@
  * looks at them.
  */
 #include <linux/skbuff.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
 #include "mro.h"
+#include "mro_qp.h"
 #include "mro_wire.h"
 
 struct mro_net {
@@ -22,6 +27,15 @@ struct mro_net {
 
 static unsigned int mro_net_id __read_mostly;
 
+/* the IPv6 socket of @net (lives while a device in @net does) */
+struct sock *mro_net_sk6(struct net *net)
+{
+	struct mro_net *mn = net_generic(net, mro_net_id);
+	struct socket *sock = READ_ONCE(mn->sk6);
+
+	return sock ? sock->sk : NULL;
+}
+
 static const enum mro_counter mro_wire_drop_counter[MRO_WIRE_NR_ERR] = {
 	[MRO_WIRE_SHORT] = MRO_CNT_DROP_SHORT,
 	[MRO_WIRE_VERSION] = MRO_CNT_DROP_VERSION,
@@ -32,13 +46,25 @@ static const enum mro_counter mro_wire_drop_counter[MRO_WIRE_NR_ERR] = {
 	[MRO_WIRE_LENGTH] = MRO_CNT_DROP_LENGTH,
 };
 
-/* a validated packet for @dev; the transport takes it from here */
-static void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
-		    const struct mro_hdr *hdr)
+/*
+ * The netdev whose metaroce device receives @skb.  Packets between two
+ * devices of one host (or a device and itself) arrive on the loopback
+ * device: their owner is the netdev that holds the destination address.
+ * Called under RCU (the UDP receive path holds it).
+ */
+static struct net_device *mro_rx_netdev(struct sk_buff *skb)
 {
-	/* no QP can exist yet: the verbs engine is not wired in */
-	mro_count(dev->stats, MRO_CNT_DROP_NO_QP, 1);
-	kfree_skb(skb);
+	struct net_device *ndev = skb->dev;
+
+	if (!ndev || !(ndev->flags & IFF_LOOPBACK))
+		return ndev;
+	if (ip_hdr(skb)->version == 4)
+		return __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+#if IS_ENABLED(CONFIG_IPV6)
+	return ipv6_dev_find(dev_net(ndev), &ipv6_hdr(skb)->daddr, NULL);
+#else
+	return NULL;
+#endif
 }
 
 /* UDP encap_rcv: called in softirq for every datagram to our port */
@@ -49,7 +75,7 @@ static int mro_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct mro_hdr hdr;
 	unsigned int len;
 
-	dev = mro_dev_get_by_netdev(skb->dev);
+	dev = mro_dev_get_by_netdev(mro_rx_netdev(skb));
 	if (!dev)
 		goto drop;
 

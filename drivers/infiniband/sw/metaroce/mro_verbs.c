@@ -8,7 +8,7 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "mro.h"
+#include "mro_qp.h"
 
 static int mro_query_device(struct ib_device *ibdev,
 			    struct ib_device_attr *attr,
@@ -16,7 +16,8 @@ static int mro_query_device(struct ib_device *ibdev,
 {
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
-	*attr = ibdev->attrs;
+	/* the core zeroes ibdev->attrs before asking: keep our own copy */
+	*attr = to_mro_dev(ibdev)->attr;
 	return 0;
 }
 
@@ -122,6 +123,7 @@ static const struct ib_device_ops mro_dev_ops = {
 	.alloc_ucontext = mro_alloc_ucontext,
 	.create_ah = mro_create_ah,
 	.create_cq = mro_create_cq,
+	.create_qp = mro_create_qp,
 	.create_srq = mro_create_srq,
 	.dealloc_driver = mro_dev_dealloc,
 	.dealloc_mw = mro_dealloc_mw,
@@ -130,6 +132,7 @@ static const struct ib_device_ops mro_dev_ops = {
 	.dereg_mr = mro_dereg_mr,
 	.destroy_ah = mro_destroy_ah,
 	.destroy_cq = mro_destroy_cq,
+	.destroy_qp = mro_destroy_qp,
 	.destroy_srq = mro_destroy_srq,
 	.get_dev_fw_str = mro_get_dev_fw_str,
 	.get_dma_mr = mro_get_dma_mr,
@@ -139,13 +142,17 @@ static const struct ib_device_ops mro_dev_ops = {
 	.map_mr_sg = mro_map_mr_sg,
 	.mmap = mro_mmap,
 	.mmap_free = mro_mmap_free,
+	.modify_qp = mro_modify_qp,
 	.modify_srq = mro_modify_srq,
 	.poll_cq = mro_poll_cq,
+	.post_recv = mro_post_recv,
+	.post_send = mro_post_send,
 	.post_srq_recv = mro_post_srq_recv,
 	.query_ah = mro_query_ah,
 	.query_device = mro_query_device,
 	.query_pkey = mro_query_pkey,
 	.query_port = mro_query_port,
+	.query_qp = mro_query_qp,
 	.query_srq = mro_query_srq,
 	.reg_user_mr = mro_reg_user_mr,
 	.req_notify_cq = mro_req_notify_cq,
@@ -155,13 +162,14 @@ static const struct ib_device_ops mro_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, mro_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_mw, mro_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mro_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, mro_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mro_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mro_ucontext, ibuc),
 };
 
 static void mro_init_device_attr(struct mro_dev *dev)
 {
-	struct ib_device_attr *a = &dev->ib_dev.attrs;
+	struct ib_device_attr *a = &dev->attr;
 
 	memset(a, 0, sizeof(*a));
 	a->vendor_id = MRO_VENDOR_ID;

@@ -206,8 +206,13 @@ static enum mro_wire_err decode_msg(const struct metaroce_msg *w,
 
 	if (m->length > MRO_WIRE_MAX_MSG)
 		return MRO_WIRE_LENGTH;
-	if (h->opcode == METAROCE_OP_READ_REQ)
-		return m->offset <= m->length ? MRO_WIRE_OK : MRO_WIRE_LENGTH;
+	if (h->opcode == METAROCE_OP_READ_REQ) {
+		/* bytes [offset, offset + length) in segments of imm bytes */
+		if ((u64)m->offset + m->length > MRO_WIRE_MAX_MSG ||
+		    m->imm < 256 || m->imm > 65536)
+			return MRO_WIRE_LENGTH;
+		return MRO_WIRE_OK;
+	}
 	/* u64 arithmetic: offset + payload may not wrap */
 	if ((u64)m->offset + h->payload_len > m->length)
 		return MRO_WIRE_LENGTH;

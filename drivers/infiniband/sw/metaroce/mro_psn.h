@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * PSN and sequence arithmetic.  PSNs, per-path sequences and message
+ * numbers are 32-bit and wrap; compare them only through these helpers.
+ * Two values compare correctly while they are less than 2^31 apart.
+ */
+#ifndef MRO_PSN_H
+#define MRO_PSN_H
+
+#include <linux/types.h>
+
+/* signed distance a - b */
+static inline s32 mro_seq_diff(u32 a, u32 b)
+{
+	return (s32)(a - b);
+}
+
+static inline bool mro_seq_before(u32 a, u32 b)
+{
+	return mro_seq_diff(a, b) < 0;
+}
+
+static inline bool mro_seq_after(u32 a, u32 b)
+{
+	return mro_seq_diff(a, b) > 0;
+}
+
+static inline bool mro_seq_before_eq(u32 a, u32 b)
+{
+	return mro_seq_diff(a, b) <= 0;
+}
+
+/* whether @seq lies in [start, start + len) */
+static inline bool mro_seq_in(u32 seq, u32 start, u32 len)
+{
+	return seq - start < len;
+}
+
+static inline u32 mro_seq_max(u32 a, u32 b)
+{
+	return mro_seq_after(a, b) ? a : b;
+}
+
+#endif /* MRO_PSN_H */

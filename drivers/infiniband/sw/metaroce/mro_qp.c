@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce QP verbs: create, modify (the IB state machine), query, destroy,
+ * kernel post_send/post_recv, error and flush.
+ */
+#include <linux/log2.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "mro_qp.h"
+
+static unsigned int mro_npaths = 8;
+module_param_named(paths, mro_npaths, uint, 0644);
+MODULE_PARM_DESC(paths, "paths (UDP source ports) per RC/UC QP, 1-64 (default 8)");
+
+static unsigned int mro_txwin = 512;
+module_param_named(window, mro_txwin, uint, 0444);
+MODULE_PARM_DESC(window, "PSNs in flight per QP, power of two 64-16384 (default 512)");
+
+#define MRO_NMSG	64	/* receive-consuming messages in flight */
+
+struct mro_qp *mro_qp_get(struct mro_dev *dev, u32 qpn)
+{
+	struct mro_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&dev->qps, qpn);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+static void mro_qp_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct mro_qp, ref)->released);
+}
+
+void mro_qp_put(struct mro_qp *qp)
+{
+	kref_put(&qp->ref, mro_qp_release);
+}
+
+static int mro_qp_check_cap(struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (cap->max_send_wr > MRO_MAX_QP_WR ||
+	    cap->max_send_sge > MRO_MAX_SGE ||
+	    cap->max_inline_data > MRO_MAX_INLINE_DATA)
+		return -EINVAL;
+	if (!init->srq && (cap->max_recv_wr > MRO_MAX_QP_WR ||
+			   cap->max_recv_sge > MRO_MAX_RECV_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+static int mro_qp_alloc_sq(struct mro_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 room, num = max_t(u32, cap->max_send_wr, 1);
+
+	room = max_t(u32, cap->max_send_sge * sizeof(struct rxe_sge),
+		     cap->max_inline_data);
+	room = max_t(u32, room, sizeof(struct rxe_sge));
+	qp->sq = mro_queue_alloc(qp->dev, &num,
+				 sizeof(struct rxe_send_wqe) + room,
+				 MRO_Q_USER_PRODUCES);
+	if (!qp->sq)
+		return -ENOMEM;
+	qp->sq_max_sge = min_t(u32, room / sizeof(struct rxe_sge),
+			       MRO_MAX_SGE);
+	qp->sq_max_inline = min_t(u32, room, MRO_MAX_INLINE_DATA);
+	cap->max_send_wr = num;
+	cap->max_send_sge = qp->sq_max_sge;
+	cap->max_inline_data = qp->sq_max_inline;
+	qp->swqe = kvcalloc(qp->sq->index_mask + 1, sizeof(*qp->swqe),
+			    GFP_KERNEL);
+	qp->swqe_sge = kvcalloc((qp->sq->index_mask + 1) * qp->sq_max_sge,
+				sizeof(*qp->swqe_sge), GFP_KERNEL);
+	return qp->swqe && qp->swqe_sge ? 0 : -ENOMEM;
+}
+
+static int mro_qp_alloc_rq(struct mro_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 num = max_t(u32, cap->max_recv_wr, 1);
+	u32 sge = max_t(u32, cap->max_recv_sge, 1);
+
+	if (init->srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+		return 0;
+	}
+	qp->rq = mro_queue_alloc(qp->dev, &num,
+				 sizeof(struct rxe_recv_wqe) +
+				 sge * sizeof(struct rxe_sge),
+				 MRO_Q_USER_PRODUCES);
+	if (!qp->rq)
+		return -ENOMEM;
+	qp->rq_max_sge = sge;
+	cap->max_recv_wr = num;
+	cap->max_recv_sge = sge;
+	return 0;
+}
+
+static int mro_qp_alloc_transport(struct mro_qp *qp)
+{
+	u32 win = clamp_t(u32, mro_txwin, 64, 16384);
+	u16 npaths = clamp_t(u16, mro_npaths, 1, MRO_MAX_PATHS);
+	int err;
+
+	win = rounddown_pow_of_two(win);
+	qp->txwin = win;
+	qp->tx = kvcalloc(win, sizeof(*qp->tx), GFP_KERNEL);
+	if (!qp->tx)
+		return -ENOMEM;
+	err = mro_rxwin_init(&qp->rxwin, win, 0, GFP_KERNEL);
+	if (err)
+		return err;
+	qp->nmsg = MRO_NMSG;
+	qp->rmsg = kvcalloc(qp->nmsg, sizeof(*qp->rmsg), GFP_KERNEL);
+	if (!qp->rmsg)
+		return -ENOMEM;
+	qp->ares = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->ares), GFP_KERNEL);
+	if (!qp->ares)
+		return -ENOMEM;
+	if (mro_qp_is_ud(qp))
+		npaths = 1;
+	return mro_paths_init(&qp->paths, npaths, get_random_u32(),
+			      GFP_KERNEL);
+}
+
+static void mro_qp_free_all(struct mro_qp *qp)
+{
+	mro_paths_free(&qp->paths);
+	kfree(qp->ares);
+	kvfree(qp->rmsg);
+	mro_rxwin_free(&qp->rxwin);
+	kvfree(qp->tx);
+	kvfree(qp->swqe_sge);
+	kvfree(qp->swqe);
+	if (qp->rq)
+		mro_queue_free(qp->rq);
+	if (qp->sq)
+		mro_queue_free(qp->sq);
+	qp->rq = NULL;
+	qp->sq = NULL;
+}
+
+int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct mro_dev *dev = to_mro_dev(ibqp->device);
+	struct mro_qp *qp = to_mro_qp(ibqp);
+	struct rxe_create_qp_resp resp = {};
+	u32 qpn;
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EOPNOTSUPP;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;
+	err = mro_qp_check_cap(init);
+	if (err)
+		return err;
+
+	qp->dev = dev;
+	qp->is_user = !!udata;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	kref_init(&qp->ref);
+	init_completion(&qp->released);
+	mutex_init(&qp->modify_lock);
+	spin_lock_init(&qp->lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	qp->state = IB_QPS_RESET;
+	qp->scq = to_mro_cq(init->send_cq);
+	qp->rcq = to_mro_cq(init->recv_cq);
+	if (init->srq)
+		qp->srq = to_mro_srq(init->srq);
+	qp->path_mtu = IB_MTU_1024;
+	qp->mtu = 1024;
+	hrtimer_init(&qp->rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->rto_timer.function = mro_req_rto;
+	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->rnr_timer.function = mro_req_rnr;
+	INIT_WORK(&qp->tx_work, mro_req_tx_work);
+
+	err = mro_qp_alloc_sq(qp, init);
+	if (!err)
+		err = mro_qp_alloc_rq(qp, init);
+	if (!err)
+		err = mro_qp_alloc_transport(qp);
+	if (err)
+		goto err_free;
+
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = 1;
+		err = xa_insert(&dev->qps, qpn, XA_ZERO_ENTRY, GFP_KERNEL);
+	} else {
+		err = xa_alloc_cyclic(&dev->qps, &qpn, XA_ZERO_ENTRY,
+				      XA_LIMIT(16, METAROCE_QPN_MASK),
+				      &dev->qp_next, GFP_KERNEL);
+	}
+	if (err < 0)
+		goto err_free;
+	qp->qpn = qpn;
+	ibqp->qp_num = qpn;
+
+	if (udata) {
+		err = mro_queue_publish(qp->sq, udata, &resp.sq_mi);
+		if (!err && qp->rq)
+			err = mro_queue_publish(qp->rq, udata, &resp.rq_mi);
+		if (!err && udata->outlen < sizeof(resp))
+			err = -EINVAL;
+		if (!err)
+			err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_xa;
+	}
+	xa_store(&dev->qps, qpn, qp, GFP_KERNEL);
+	return 0;
+
+err_xa:
+	xa_erase(&dev->qps, qpn);
+err_free:
+	mro_qp_free_all(qp);
+	return err;
+}
+
+/* IB encoded ACK timeout 4.096 us * 2^t; 0 means infinite, floor 1 ms */
+static ktime_t mro_timeout_to_ktime(u8 t)
+{
+	u64 ns;
+
+	if (!t)
+		return ms_to_ktime(1000);
+	ns = 4096ULL << min_t(u8, t, 31);
+	return ns_to_ktime(max_t(u64, ns, NSEC_PER_MSEC));
+}
+
+static void mro_qp_reset_transport(struct mro_qp *qp)
+{
+	u32 i;
+
+	qp->sq_head = mro_queue_consumer(qp->sq);
+	qp->sq_cur_valid = false;
+	qp->lost = 0;
+	qp->rd_atomic_inflight = 0;
+	qp->rnr_wait = false;
+	qp->backoff = 0;
+	qp->ack_pending = 0;
+	qp->nak_syndrome = METAROCE_SYN_ACK;
+	memset(qp->tx, 0, qp->txwin * sizeof(*qp->tx));
+	for (i = 0; i < qp->nmsg; i++)
+		qp->rmsg[i].state = MRO_RMSG_FREE;
+	for (i = 0; i < MRO_MAX_RD_ATOM; i++)
+		qp->ares[i].valid = false;
+}
+
+static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
+{
+	struct mro_dev *dev = qp->dev;
+	int err;
+
+	if (mask & IB_QP_PORT && attr->port_num != 1)
+		return -EINVAL;
+	if (mask & IB_QP_PKEY_INDEX) {
+		if (attr->pkey_index >= MRO_MAX_PKEYS)
+			return -EINVAL;
+		qp->pkey_index = attr->pkey_index;
+	}
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
+	    attr->max_rd_atomic > MRO_MAX_RD_ATOM)
+		return -EINVAL;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
+	    attr->max_dest_rd_atomic > MRO_MAX_RD_ATOM)
+		return -EINVAL;
+	if (mask & IB_QP_AV) {
+		err = mro_av_from_attr(dev, &qp->av, &attr->ah_attr);
+		if (err)
+			return err;
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
+			return -EINVAL;
+		qp->path_mtu = attr->path_mtu;
+	}
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt & 7;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry & 7;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer & 0x1f;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num & METAROCE_QPN_MASK;
+	if (mask & IB_QP_RQ_PSN) {
+		mro_rxwin_reset(&qp->rxwin, attr->rq_psn & METAROCE_QPN_MASK);
+		qp->rcv_msn = 0;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		qp->snd_una = attr->sq_psn & METAROCE_QPN_MASK;
+		qp->snd_nxt = qp->snd_una;
+		qp->highest_acked = qp->snd_una;
+		qp->snd_msn = 0;
+	}
+	qp->mtu = min_t(u32, ib_mtu_enum_to_int(qp->path_mtu),
+			READ_ONCE(dev->payload_mtu));
+	qp->rto = mro_timeout_to_ktime(qp->timeout);
+	return 0;
+}
+
+int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct mro_qp *qp = to_mro_qp(ibqp);
+	enum ib_qp_state cur, new;
+	int err = 0;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;
+
+	mutex_lock(&qp->modify_lock);
+	spin_lock_bh(&qp->lock);
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	new = mask & IB_QP_STATE ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	err = mro_qp_apply(qp, attr, mask);
+	if (err)
+		goto out;
+
+	if (mask & IB_QP_STATE && new != qp->state) {
+		switch (new) {
+		case IB_QPS_RESET:
+			mro_qp_reset_transport(qp);
+			break;
+		case IB_QPS_RTS:
+			qp->retry_left = qp->retry_cnt;
+			qp->rnr_left = qp->rnr_retry;
+			break;
+		case IB_QPS_SQD:
+			qp->sq_draining = true;
+			break;
+		case IB_QPS_ERR:
+			mro_qp_error(qp);
+			break;
+		default:
+			break;
+		}
+		if (new != IB_QPS_ERR)
+			qp->state = new;
+		if (new != IB_QPS_SQD)
+			qp->sq_draining = false;
+	}
+out:
+	spin_unlock_bh(&qp->lock);
+	if (!err && qp->state == IB_QPS_ERR)
+		mro_qp_flush(qp);
+	mutex_unlock(&qp->modify_lock);
+	if (!err)
+		mro_qp_kick(qp);
+	return err;
+}
+
+static void mro_av_to_attr(struct mro_qp *qp, struct rdma_ah_attr *ah)
+{
+	union ib_gid dgid;
+
+	if (qp->av.family == AF_INET)
+		ipv6_addr_set_v4mapped(qp->av.daddr.v4,
+				       (struct in6_addr *)&dgid);
+	else
+		memcpy(&dgid, &qp->av.daddr.v6, sizeof(dgid));
+	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(ah, 1);
+	rdma_ah_set_grh(ah, &dgid, qp->av.flow_label, qp->av.sgid_index,
+			qp->av.hop_limit, qp->av.traffic_class);
+	memcpy(ah->roce.dmac, qp->av.dmac, ETH_ALEN);
+}
+
+int mro_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct mro_qp *qp = to_mro_qp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	spin_lock_bh(&qp->lock);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = qp->path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->rxwin.base & METAROCE_QPN_MASK;
+	attr->sq_psn = qp->snd_nxt & METAROCE_QPN_MASK;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->qp_access_flags = qp->access_flags;
+	attr->pkey_index = qp->pkey_index;
+	attr->port_num = 1;
+	attr->timeout = qp->timeout;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	attr->sq_draining = qp->sq_draining;
+	if (mro_qp_connected(qp))
+		mro_av_to_attr(qp, &attr->ah_attr);
+	spin_unlock_bh(&qp->lock);
+
+	attr->cap.max_send_wr = qp->sq->index_mask;
+	attr->cap.max_send_sge = qp->sq_max_sge;
+	attr->cap.max_inline_data = qp->sq_max_inline;
+	if (qp->rq) {
+		attr->cap.max_recv_wr = qp->rq->index_mask;
+		attr->cap.max_recv_sge = qp->rq_max_sge;
+	}
+	memset(init, 0, sizeof(*init));
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = 1;
+	return 0;
+}
+
+int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct mro_qp *qp = to_mro_qp(ibqp);
+
+	mutex_lock(&qp->modify_lock);
+	spin_lock_bh(&qp->lock);
+	qp->state = IB_QPS_ERR;
+	spin_unlock_bh(&qp->lock);
+	mutex_unlock(&qp->modify_lock);
+
+	xa_erase(&qp->dev->qps, qp->qpn);
+	mro_qp_put(qp);
+	wait_for_completion(&qp->released);
+	hrtimer_cancel(&qp->rto_timer);
+	hrtimer_cancel(&qp->rnr_timer);
+	cancel_work_sync(&qp->tx_work);
+	mro_qp_free_all(qp);
+	return 0;
+}
+
+static void mro_qp_event(struct mro_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* Caller holds qp->lock.  Pending WQEs are flushed by mro_qp_flush(). */
+void mro_qp_error(struct mro_qp *qp)
+{
+	if (qp->state == IB_QPS_ERR)
+		return;
+	qp->state = IB_QPS_ERR;
+	hrtimer_try_to_cancel(&qp->rto_timer);
+	hrtimer_try_to_cancel(&qp->rnr_timer);
+}
+
+static enum ib_wc_opcode mro_wr_to_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* flush every WQE still in the SQ and RQ with WR_FLUSH_ERR */
+void mro_qp_flush(struct mro_qp *qp)
+{
+	struct ib_wc wc;
+	bool last_wqe = false;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->state != IB_QPS_ERR) {
+		spin_unlock_bh(&qp->lock);
+		return;
+	}
+	/* first complete what finished, in order, then flush the rest */
+	mro_req_complete_ready(qp);
+	while (!mro_queue_empty(qp->sq)) {
+		u32 idx = mro_queue_consumer(qp->sq);
+		struct rxe_send_wqe *w = mro_queue_slot(qp->sq, idx);
+
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = READ_ONCE(w->wr.wr_id);
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.opcode = mro_wr_to_wc_opcode(READ_ONCE(w->wr.opcode));
+		wc.qp = &qp->ibqp;
+		qp->swqe[idx & qp->sq->index_mask].state = MRO_SWQE_FREE;
+		mro_queue_advance(qp->sq);
+		if (mro_cq_post(qp->scq, &wc, false))
+			break;
+	}
+	qp->sq_head = mro_queue_consumer(qp->sq);
+	qp->sq_cur_valid = false;
+	if (qp->rq) {
+		while (!mro_queue_empty(qp->rq)) {
+			struct rxe_recv_wqe *r;
+
+			r = mro_queue_slot(qp->rq, mro_queue_consumer(qp->rq));
+			memset(&wc, 0, sizeof(wc));
+			wc.wr_id = READ_ONCE(r->wr_id);
+			wc.status = IB_WC_WR_FLUSH_ERR;
+			wc.opcode = IB_WC_RECV;
+			wc.qp = &qp->ibqp;
+			mro_queue_advance(qp->rq);
+			if (mro_cq_post(qp->rcq, &wc, false))
+				break;
+		}
+	} else if (qp->srq) {
+		last_wqe = true;
+	}
+	spin_unlock_bh(&qp->lock);
+	if (last_wqe)
+		mro_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
+/* Run the requester now (it hands over to tx_work past its budget). */
+void mro_qp_kick(struct mro_qp *qp)
+{
+	struct sk_buff_head out;
+
+	__skb_queue_head_init(&out);
+	spin_lock_bh(&qp->lock);
+	mro_req_run(qp, &out, 64);
+	spin_unlock_bh(&qp->lock);
+	mro_tx_send_list(qp->dev, &out);
+}
+
+/* write one kernel send WR into the SQ ring, in the rxe layout */
+static int mro_post_one_send(struct mro_qp *qp, const struct ib_send_wr *ibwr)
+{
+	struct rxe_send_wqe *w;
+	u32 i, len = 0;
+
+	if (ibwr->num_sge > qp->sq_max_sge)
+		return -EINVAL;
+	if (mro_queue_full(qp->sq))
+		return -ENOMEM;
+	w = mro_queue_kernel_producer_slot(qp->sq);
+	memset(w, 0, sizeof(*w));
+	w->wr.wr_id = ibwr->wr_id;
+	w->wr.opcode = ibwr->opcode;
+	w->wr.send_flags = ibwr->send_flags;
+	if (ibwr->opcode == IB_WR_SEND_WITH_INV)
+		w->wr.ex.invalidate_rkey = ibwr->ex.invalidate_rkey;
+	else
+		w->wr.ex.imm_data = ibwr->ex.imm_data;
+
+	switch (ibwr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		w->wr.wr.rdma.remote_addr = rdma_wr(ibwr)->remote_addr;
+		w->wr.wr.rdma.rkey = rdma_wr(ibwr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->wr.wr.atomic.remote_addr = atomic_wr(ibwr)->remote_addr;
+		w->wr.wr.atomic.compare_add = atomic_wr(ibwr)->compare_add;
+		w->wr.wr.atomic.swap = atomic_wr(ibwr)->swap;
+		w->wr.wr.atomic.rkey = atomic_wr(ibwr)->rkey;
+		break;
+	case IB_WR_REG_MR:
+		w->wr.wr.reg.mr = reg_wr(ibwr)->mr;
+		w->wr.wr.reg.key = reg_wr(ibwr)->key;
+		w->wr.wr.reg.access = reg_wr(ibwr)->access;
+		break;
+	case IB_WR_LOCAL_INV:
+		w->wr.ex.invalidate_rkey = ibwr->ex.invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+	if (mro_qp_is_ud(qp)) {
+		struct mro_ah *ah = to_mro_ah(ud_wr(ibwr)->ah);
+
+		w->wr.wr.ud.remote_qpn = ud_wr(ibwr)->remote_qpn;
+		w->wr.wr.ud.remote_qkey = ud_wr(ibwr)->remote_qkey;
+		w->wr.wr.ud.ah_num = ah->ah_num;
+	}
+
+	if (ibwr->send_flags & IB_SEND_INLINE) {
+		u8 *p = w->dma.inline_data;
+
+		for (i = 0; i < ibwr->num_sge; i++) {
+			u32 l = ibwr->sg_list[i].length;
+
+			if (len + l > qp->sq_max_inline)
+				return -EINVAL;
+			memcpy(p + len, (void *)(uintptr_t)ibwr->sg_list[i].addr,
+			       l);
+			len += l;
+		}
+	} else {
+		for (i = 0; i < ibwr->num_sge; i++) {
+			w->dma.sge[i].addr = ibwr->sg_list[i].addr;
+			w->dma.sge[i].length = ibwr->sg_list[i].length;
+			w->dma.sge[i].lkey = ibwr->sg_list[i].lkey;
+			len += ibwr->sg_list[i].length;
+		}
+		w->dma.num_sge = ibwr->num_sge;
+	}
+	w->dma.length = len;
+	w->dma.resid = len;
+	mro_queue_kernel_produce(qp->sq);
+	return 0;
+}
+
+int mro_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
+{
+	struct mro_qp *qp = to_mro_qp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->is_user) {
+		/* the rxe ABI doorbell: a POST_SEND with no work requests */
+		mro_qp_kick(qp);
+		return 0;
+	}
+	if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		err = mro_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (qp->state == IB_QPS_ERR)
+		mro_qp_flush(qp);
+	else
+		mro_qp_kick(qp);
+	return err;
+}
+
+int mro_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	struct mro_qp *qp = to_mro_qp(ibqp);
+	int err;
+
+	if (qp->srq || !qp->rq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	if (qp->state == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	err = mro_post_recv_ring(qp->rq, &qp->rq_lock, qp->rq_max_sge, wr,
+				 bad_wr);
+	if (qp->state == IB_QPS_ERR)
+		mro_qp_flush(qp);
+	return err;
+}

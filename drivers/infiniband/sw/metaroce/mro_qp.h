@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metaroce QP: verbs state (layer 1), message engine (layer 2) and the
+ * per-connection transport (layer 3).  One spinlock per QP (qp->lock, taken
+ * with BHs off) protects everything below "transport"; packets are built
+ * under it into a list and transmitted after it is dropped.
+ */
+#ifndef MRO_QP_H
+#define MRO_QP_H
+
+#include <linux/hrtimer.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+
+#include "mro.h"
+#include "mro_path.h"
+#include "mro_rxwin.h"
+#include "mro_wire.h"
+
+/* send WQE progress, kernel private (never in the shared ring) */
+enum mro_swqe_state {
+	MRO_SWQE_FREE = 0,
+	MRO_SWQE_SENDING,	/* packets still to emit */
+	MRO_SWQE_WAITING,	/* all sent, waiting for ACKs/responses */
+	MRO_SWQE_DONE,		/* ready to complete (status set) */
+};
+
+/* what the kernel took from one send WQE, validated once */
+struct mro_swqe {
+	u64 wr_id;
+	u32 opcode;		/* IB_WR_* */
+	u32 send_flags;		/* IB_SEND_* */
+	u32 ex;			/* immediate (big-endian value) or inv rkey */
+	u64 raddr;
+	u32 rkey;
+	u64 compare_add;
+	u64 swap;
+	u32 length;		/* message bytes */
+	u32 num_sge;
+	bool inline_data;
+	/* UD */
+	u32 remote_qpn;
+	u32 remote_qkey;
+	struct mro_av av;
+
+	enum mro_swqe_state state;
+	enum ib_wc_status status;
+	u32 first_psn;		/* PSNs [first_psn, first_psn + npkts) */
+	u32 npkts;
+	u32 sent;		/* packets emitted (first transmission) */
+	u32 msn;
+	bool is_read_atomic;	/* completes on a response, not on ACK */
+	u32 resp_pkts;		/* response packets received (READ) */
+	u64 atomic_orig;
+};
+
+/* one transmitted PSN, ring-indexed by psn & (txwin - 1) */
+enum mro_txslot_state {
+	MRO_TX_SENT = 0,
+	MRO_TX_ACKED,		/* acknowledged or response received */
+	MRO_TX_LOST,		/* declared lost, waiting for retransmission */
+};
+
+struct mro_txslot {
+	u32 swqe;		/* SQ index of the WQE */
+	u32 offset;		/* byte offset in the message */
+	u32 len;		/* payload bytes */
+	u32 sent_us;		/* time of last transmission */
+	u32 path_seq;
+	u16 path;
+	u8 state;
+	u8 retx;
+};
+
+/* a received message that consumes a receive WQE (SEND*, WRITE_IMM) */
+enum mro_rmsg_state {
+	MRO_RMSG_FREE = 0,
+	MRO_RMSG_ACTIVE,	/* has a receive WQE, collecting packets */
+	MRO_RMSG_DONE,		/* all bytes placed, waiting for its turn */
+};
+
+struct mro_rmsg {
+	u8 state;
+	u8 opcode;		/* METAROCE_OP_* of the message */
+	bool solicited;
+	bool error;
+	enum ib_wc_status status;
+	u32 msn;
+	u32 length;
+	u32 received;		/* payload bytes placed */
+	u32 imm;
+	struct mro_recv_wqe wqe;
+};
+
+/* a remembered atomic result for duplicate requests */
+struct mro_atomic_res {
+	u32 psn;
+	bool valid;
+	u64 orig;
+};
+
+struct mro_qp {
+	struct ib_qp ibqp;
+	struct mro_dev *dev;
+	struct kref ref;
+	struct completion released;
+	struct mutex modify_lock;	/* verbs: modify, destroy */
+
+	spinlock_t lock;		/* everything below */
+	enum ib_qp_state state;
+	bool is_user;
+	bool sig_all;			/* IB_SIGNAL_ALL_WR */
+	bool sq_draining;
+	u32 qpn;
+
+	/* attributes */
+	struct mro_av av;		/* RC/UC: the peer */
+	u32 dest_qpn;
+	u32 qkey;
+	int access_flags;		/* IB_ACCESS_REMOTE_* allowed in */
+	u8 timeout;			/* IB encoded local ACK timeout */
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u16 pkey_index;
+	enum ib_mtu path_mtu;
+	u32 mtu;			/* payload bytes per packet */
+
+	/* send queue */
+	struct mro_queue *sq;
+	spinlock_t sq_lock;		/* kernel post_send producer */
+	struct mro_swqe *swqe;		/* per SQ slot */
+	struct ib_sge *swqe_sge;	/* sq_max_sge per SQ slot */
+	u32 sq_max_sge;
+	u32 sq_max_inline;
+	u32 sq_head;			/* next SQ index to fetch */
+	u32 sq_cur;			/* SQ index being packetized */
+	bool sq_cur_valid;
+
+	/* receive queue (NULL with an SRQ) */
+	struct mro_queue *rq;
+	spinlock_t rq_lock;		/* kernel post_recv producer */
+	u32 rq_max_sge;
+	struct mro_srq *srq;
+	struct mro_cq *scq;
+	struct mro_cq *rcq;
+
+	/* transport: requester side */
+	u32 snd_una;			/* oldest PSN not acknowledged */
+	u32 snd_nxt;			/* next new PSN */
+	u32 snd_msn;			/* next receive-consuming message */
+	u32 txwin;			/* PSNs in flight at most (pow2) */
+	struct mro_txslot *tx;
+	u32 rd_atomic_inflight;
+	u32 lost;			/* slots in MRO_TX_LOST */
+	u32 highest_acked;		/* highest PSN known received + 1 */
+	u32 retry_left;			/* RTOs without progress before error */
+	u32 rnr_left;
+	bool rnr_wait;
+	u32 rnr_psn;
+	ktime_t rto;
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 backoff;
+	struct hrtimer rto_timer;
+	struct hrtimer rnr_timer;
+	struct work_struct tx_work;
+
+	/* transport: responder side */
+	struct mro_rxwin rxwin;
+	u32 rcv_msn;			/* next message to complete */
+	u32 nmsg;			/* rmsg ring size (pow2) */
+	struct mro_rmsg *rmsg;
+	struct mro_atomic_res *ares;	/* max_dest_rd_atomic entries */
+	u32 ares_next;
+	u32 ack_pending;		/* packets since last ACK */
+	u32 ecn_ce;			/* CE-marked packets received */
+	u32 last_tsval;
+	u16 last_path;
+	u32 last_path_seq;
+	u8 nak_syndrome;		/* pending NAK */
+	u32 nak_psn;
+
+	/* paths */
+	struct mro_pathset paths;
+};
+
+static inline struct mro_qp *to_mro_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct mro_qp, ibqp);
+}
+
+/* UD and the GSI QP (QP1, a UD QP for CM MADs) */
+static inline bool mro_qp_is_ud(struct mro_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+static inline bool mro_qp_connected(struct mro_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
+/* mro_qp.c */
+int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int mro_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int mro_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int mro_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+struct mro_qp *mro_qp_get(struct mro_dev *dev, u32 qpn);
+void mro_qp_put(struct mro_qp *qp);
+/* move to ERR (lock held); flushing happens in mro_qp_flush() */
+void mro_qp_error(struct mro_qp *qp);
+void mro_qp_flush(struct mro_qp *qp);
+void mro_qp_kick(struct mro_qp *qp);
+
+/* mro_req.c: requester */
+void mro_req_run(struct mro_qp *qp, struct sk_buff_head *out, int budget);
+void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
+		 struct sk_buff *skb, struct sk_buff_head *out);
+enum hrtimer_restart mro_req_rto(struct hrtimer *t);
+enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
+void mro_req_tx_work(struct work_struct *work);
+void mro_req_complete_ready(struct mro_qp *qp);
+
+/* mro_resp.c: responder */
+void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
+		  struct sk_buff *skb, struct sk_buff_head *out);
+void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
+		     struct sk_buff *skb);
+
+/* mro_tx.c: packets */
+struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
+			     struct mro_hdr *hdr, u32 payload_len,
+			     void **payload);
+void mro_tx_seal(struct sk_buff *skb);
+void mro_tx_send_list(struct mro_dev *dev, struct sk_buff_head *list);
+u32 mro_now_us(void);
+
+/* mro_recv.c: packet dispatch */
+void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
+	     const struct mro_hdr *hdr);
+
+#endif /* MRO_QP_H */

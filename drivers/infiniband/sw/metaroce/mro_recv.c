@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce receive dispatch: a packet that passed mro_wire_decode() is
+ * matched to its QP (number, type, state, peer) and handed to the
+ * responder or the requester under the QP lock.  Packets produced in
+ * response are sent after the lock is dropped.
+ */
+#include "mro_qp.h"
+
+static bool mro_ud_opcode(u8 op)
+{
+	return op == METAROCE_OP_UD_SEND || op == METAROCE_OP_UD_SEND_IMM;
+}
+
+void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
+	     const struct mro_hdr *hdr)
+{
+	struct sk_buff_head out;
+	struct mro_qp *qp;
+
+	qp = mro_qp_get(dev, hdr->dqpn);
+	if (!qp) {
+		mro_count(dev->stats, MRO_CNT_DROP_NO_QP, 1);
+		goto free;
+	}
+	/* the packet's kind must match the QP's type and its peer */
+	if (mro_qp_is_ud(qp)) {
+		if (!mro_ud_opcode(hdr->opcode))
+			goto mismatch;
+	} else if (mro_ud_opcode(hdr->opcode) || hdr->sqpn != qp->dest_qpn) {
+		goto mismatch;
+	}
+	if (hdr->opcode == METAROCE_OP_PROBE ||
+	    hdr->opcode == METAROCE_OP_CREDIT)
+		goto put;	/* path probes and credits: not yet used */
+
+	__skb_queue_head_init(&out);
+	spin_lock_bh(&qp->lock);
+	if (mro_ud_opcode(hdr->opcode))
+		mro_resp_ud_rcv(qp, hdr, skb);
+	else if (mro_wire_is_request(hdr->opcode))
+		mro_resp_rcv(qp, hdr, skb, &out);
+	else
+		mro_req_rcv(qp, hdr, skb, &out);
+	spin_unlock_bh(&qp->lock);
+	mro_tx_send_list(dev, &out);
+	if (qp->state == IB_QPS_ERR)
+		mro_qp_flush(qp);
+	goto put;
+
+mismatch:
+	mro_count(dev->stats, MRO_CNT_DROP_QP_MISMATCH, 1);
+put:
+	mro_qp_put(qp);
+free:
+	kfree_skb(skb);
+}

@@ -1,0 +1,975 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce requester: turns send WQEs into self-describing packets,
+ * tracks every PSN in flight, consumes ACKs (cumulative + SACK), READ and
+ * atomic responses, retransmits exactly the PSNs it finds lost (selective
+ * repeat), runs the RTO and RNR timers and completes WQEs in order.
+ */
+#include <linux/slab.h>
+
+#include "mro_psn.h"
+#include "mro_qp.h"
+
+static unsigned int mro_rto_min_us = 1000;
+module_param_named(rto_min_us, mro_rto_min_us, uint, 0644);
+MODULE_PARM_DESC(rto_min_us, "minimum retransmission timeout in microseconds, >= 100 (default 1000)");
+
+#define MRO_DUPTHRESH		3	/* PSNs acked beyond a hole: lost */
+#define MRO_READ_CHUNK		64	/* response packets per READ_REQ */
+#define MRO_ACK_REQ_EVERY	8
+
+/* IB RNR timer field (5 bits) to microseconds */
+static u32 mro_rnr_timer_us(u8 code)
+{
+	static const u32 us[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480,
+		640, 960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360,
+		20480, 30720, 40960, 61440, 81920, 122880, 163840, 245760,
+		327680, 491520,
+	};
+
+	return us[code & 31];
+}
+
+static struct mro_txslot *mro_slot(struct mro_qp *qp, u32 psn)
+{
+	return &qp->tx[psn & (qp->txwin - 1)];
+}
+
+static struct mro_swqe *mro_swqe_at(struct mro_qp *qp, u32 idx)
+{
+	return &qp->swqe[idx & qp->sq->index_mask];
+}
+
+static struct ib_sge *mro_swqe_sges(struct mro_qp *qp, u32 idx)
+{
+	return &qp->swqe_sge[(idx & qp->sq->index_mask) * qp->sq_max_sge];
+}
+
+u32 mro_now_us(void)
+{
+	return (u32)div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+static bool mro_opcode_ok(struct mro_qp *qp, u32 op)
+{
+	if (mro_qp_is_ud(qp))
+		return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UC:
+		switch (op) {
+		case IB_WR_SEND:
+		case IB_WR_SEND_WITH_IMM:
+		case IB_WR_RDMA_WRITE:
+		case IB_WR_RDMA_WRITE_WITH_IMM:
+		case IB_WR_LOCAL_INV:
+		case IB_WR_BIND_MW:
+			return true;
+		case IB_WR_REG_MR:
+			return !qp->is_user;
+		default:
+			return false;
+		}
+	case IB_QPT_RC:
+		switch (op) {
+		case IB_WR_SEND:
+		case IB_WR_SEND_WITH_IMM:
+		case IB_WR_SEND_WITH_INV:
+		case IB_WR_RDMA_WRITE:
+		case IB_WR_RDMA_WRITE_WITH_IMM:
+		case IB_WR_RDMA_READ:
+		case IB_WR_ATOMIC_CMP_AND_SWP:
+		case IB_WR_ATOMIC_FETCH_AND_ADD:
+		case IB_WR_LOCAL_INV:
+		case IB_WR_BIND_MW:
+			return true;
+		case IB_WR_REG_MR:	/* carries a kernel pointer */
+			return !qp->is_user;
+		default:
+			return false;
+		}
+	default:
+		return false;
+	}
+}
+
+static bool mro_is_local_op(u32 op)
+{
+	return op == IB_WR_LOCAL_INV || op == IB_WR_REG_MR ||
+	       op == IB_WR_BIND_MW;
+}
+
+/* run a local operation (LOCAL_INV, REG_MR, BIND_MW); returns a status */
+static enum ib_wc_status mro_local_op(struct mro_qp *qp,
+				      struct rxe_send_wqe *w, u32 op)
+{
+	struct ib_pd *pd = qp->ibqp.pd;
+	int err;
+
+	switch (op) {
+	case IB_WR_LOCAL_INV:
+		err = mro_mem_invalidate(qp->dev, pd,
+					 READ_ONCE(w->wr.ex.invalidate_rkey),
+					 qp->qpn);
+		break;
+	case IB_WR_REG_MR:
+		err = mro_mr_fast_reg(qp->dev, pd, w->wr.wr.reg.mr,
+				      w->wr.wr.reg.key, w->wr.wr.reg.access);
+		break;
+	case IB_WR_BIND_MW:
+		err = mro_mw_bind(qp->dev, pd, qp->qpn,
+				  READ_ONCE(w->wr.wr.mw.mw_rkey),
+				  READ_ONCE(w->wr.wr.mw.rkey),
+				  READ_ONCE(w->wr.wr.mw.mr_lkey),
+				  READ_ONCE(w->wr.wr.mw.addr),
+				  READ_ONCE(w->wr.wr.mw.length),
+				  READ_ONCE(w->wr.wr.mw.access));
+		break;
+	default:
+		err = -EINVAL;
+	}
+	if (!err)
+		return IB_WC_SUCCESS;
+	return op == IB_WR_BIND_MW ? IB_WC_MW_BIND_ERR : IB_WC_LOC_PROT_ERR;
+}
+
+/*
+ * Copy the WQE at SQ index @idx out of the shared ring and validate it.
+ * Returns false when the WQE failed validation (s->status says why).
+ */
+static bool mro_swqe_load(struct mro_qp *qp, u32 idx, struct mro_swqe *s)
+{
+	struct rxe_send_wqe *w = mro_queue_slot(qp->sq, idx);
+	struct ib_sge *sge = mro_swqe_sges(qp, idx);
+	u64 len = 0;
+	u32 i;
+
+	memset(s, 0, sizeof(*s));
+	s->wr_id = READ_ONCE(w->wr.wr_id);
+	s->opcode = READ_ONCE(w->wr.opcode);
+	s->send_flags = READ_ONCE(w->wr.send_flags);
+	s->ex = READ_ONCE(w->wr.ex.invalidate_rkey);
+	s->state = MRO_SWQE_SENDING;
+	s->status = IB_WC_SUCCESS;
+	if (mro_qp_is_ud(qp) || qp->sig_all)
+		s->send_flags |= IB_SEND_SIGNALED;
+
+	if (!mro_opcode_ok(qp, s->opcode)) {
+		s->status = IB_WC_LOC_QP_OP_ERR;
+		return false;
+	}
+	if (mro_is_local_op(s->opcode)) {
+		s->status = mro_local_op(qp, w, s->opcode);
+		return s->status == IB_WC_SUCCESS;
+	}
+
+	switch (s->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		s->raddr = READ_ONCE(w->wr.wr.rdma.remote_addr);
+		s->rkey = READ_ONCE(w->wr.wr.rdma.rkey);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		s->raddr = READ_ONCE(w->wr.wr.atomic.remote_addr);
+		s->rkey = READ_ONCE(w->wr.wr.atomic.rkey);
+		s->compare_add = READ_ONCE(w->wr.wr.atomic.compare_add);
+		s->swap = READ_ONCE(w->wr.wr.atomic.swap);
+		break;
+	default:
+		break;
+	}
+
+	if (s->send_flags & IB_SEND_INLINE) {
+		if (s->opcode == IB_WR_RDMA_READ ||
+		    s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+			s->status = IB_WC_LOC_QP_OP_ERR;
+			return false;
+		}
+		len = READ_ONCE(w->dma.length);
+		if (len > qp->sq_max_inline) {
+			s->status = IB_WC_LOC_LEN_ERR;
+			return false;
+		}
+		s->inline_data = true;
+	} else {
+		s->num_sge = READ_ONCE(w->dma.num_sge);
+		if (s->num_sge > qp->sq_max_sge) {
+			s->status = IB_WC_LOC_LEN_ERR;
+			return false;
+		}
+		for (i = 0; i < s->num_sge; i++) {
+			sge[i].addr = READ_ONCE(w->dma.sge[i].addr);
+			sge[i].length = READ_ONCE(w->dma.sge[i].length);
+			sge[i].lkey = READ_ONCE(w->dma.sge[i].lkey);
+			len += sge[i].length;
+		}
+	}
+	if (len > MRO_MAX_MSG_SIZE) {
+		s->status = IB_WC_LOC_LEN_ERR;
+		return false;
+	}
+	s->length = len;
+
+	if (s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		if (s->length < 8 || (s->raddr & 7)) {
+			s->status = IB_WC_LOC_LEN_ERR;
+			return false;
+		}
+		s->length = 8;
+	}
+
+	if (mro_qp_is_ud(qp)) {
+		u32 ah_num = READ_ONCE(w->wr.wr.ud.ah_num);
+		int err;
+
+		if (s->length > qp->mtu) {
+			s->status = IB_WC_LOC_LEN_ERR;
+			return false;
+		}
+		s->remote_qpn = READ_ONCE(w->wr.wr.ud.remote_qpn) &
+				METAROCE_QPN_MASK;
+		s->remote_qkey = READ_ONCE(w->wr.wr.ud.remote_qkey);
+		if (ah_num) {
+			err = mro_ah_get_av(qp->dev, ah_num, qp->ibqp.pd,
+					    &s->av);
+		} else if (qp->is_user) {
+			struct rxe_av uav;
+
+			memcpy(&uav, &w->wr.wr.ud.av, sizeof(uav));
+			err = mro_av_from_user(qp->dev, &s->av, &uav);
+		} else {
+			err = -EINVAL;
+		}
+		if (err) {
+			s->status = IB_WC_LOC_QP_OP_ERR;
+			return false;
+		}
+	}
+	return true;
+}
+
+static u32 mro_swqe_pkts(struct mro_qp *qp, const struct mro_swqe *s)
+{
+	if (s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		return 1;
+	return max_t(u32, 1, DIV_ROUND_UP(s->length, qp->mtu));
+}
+
+static u8 mro_wr_to_op(u32 opcode, bool ud)
+{
+	switch (opcode) {
+	case IB_WR_SEND_WITH_IMM:
+		return ud ? METAROCE_OP_UD_SEND_IMM : METAROCE_OP_SEND_IMM;
+	case IB_WR_SEND_WITH_INV:
+		return METAROCE_OP_SEND_INV;
+	case IB_WR_RDMA_WRITE:
+		return METAROCE_OP_WRITE;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return METAROCE_OP_WRITE_IMM;
+	case IB_WR_RDMA_READ:
+		return METAROCE_OP_READ_REQ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return METAROCE_OP_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return METAROCE_OP_FETCH_ADD;
+	default:
+		return ud ? METAROCE_OP_UD_SEND : METAROCE_OP_SEND;
+	}
+}
+
+static bool mro_consumes_rwqe(u32 opcode)
+{
+	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	       opcode == IB_WR_SEND_WITH_INV ||
+	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* copy @len payload bytes at message @offset of WQE @idx into @buf */
+static int mro_swqe_read(struct mro_qp *qp, u32 idx, struct mro_swqe *s,
+			 u32 offset, void *buf, u32 len)
+{
+	struct rxe_send_wqe *w;
+
+	if (!len)
+		return 0;
+	if (s->inline_data) {
+		if ((u64)offset + len > s->length)
+			return -EINVAL;
+		w = mro_queue_slot(qp->sq, idx);
+		memcpy(buf, w->dma.inline_data + offset, len);
+		return 0;
+	}
+	return mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, idx),
+			    s->num_sge, offset, buf, len, MRO_COPY_FROM_MEM, 0);
+}
+
+/*
+ * Build and queue one packet of WQE @idx: PSN @psn, message bytes
+ * [offset, offset + len).  READ_REQ packets ask for @len bytes.
+ */
+static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
+		    u32 offset, u32 len, bool retx, struct sk_buff_head *out)
+{
+	bool ud = mro_qp_is_ud(qp);
+	struct mro_hdr hdr = {};
+	struct sk_buff *skb;
+	void *payload;
+	u32 plen = len;
+	u16 path;
+	int err;
+
+	hdr.opcode = mro_wr_to_op(s->opcode, ud);
+	hdr.sqpn = qp->qpn;
+	hdr.dqpn = ud ? s->remote_qpn : qp->dest_qpn;
+	hdr.psn = psn;
+	path = mro_path_pick(&qp->paths, &hdr.path_seq);
+	hdr.path = path;
+	hdr.tsval = mro_now_us();
+	hdr.flags = METAROCE_F_ECT;
+	if (retx)
+		hdr.flags |= METAROCE_F_RETX;
+
+	switch (hdr.opcode) {
+	case METAROCE_OP_CMP_SWAP:
+	case METAROCE_OP_FETCH_ADD:
+		hdr.atomic.va = s->raddr;
+		hdr.atomic.rkey = s->rkey;
+		hdr.atomic.msn = s->msn;
+		hdr.atomic.swap_add = s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+				      s->swap : s->compare_add;
+		hdr.atomic.compare = s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+				     s->compare_add : 0;
+		hdr.flags |= METAROCE_F_FIRST | METAROCE_F_LAST |
+			     METAROCE_F_ACK_REQ;
+		plen = 0;
+		break;
+	case METAROCE_OP_UD_SEND:
+	case METAROCE_OP_UD_SEND_IMM:
+		hdr.deth.qkey = (s->remote_qkey & 0x80000000) ? qp->qkey :
+				s->remote_qkey;
+		hdr.deth.imm = s->ex;
+		hdr.flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
+		if (s->send_flags & IB_SEND_SOLICITED)
+			hdr.flags |= METAROCE_F_SOLICITED;
+		break;
+	case METAROCE_OP_READ_REQ:
+		hdr.msg.msn = s->msn;
+		hdr.msg.offset = offset;
+		hdr.msg.length = len;
+		hdr.msg.imm = qp->mtu;
+		hdr.msg.va = s->raddr;
+		hdr.msg.rkey = s->rkey;
+		hdr.msg.first_psn = psn;
+		hdr.flags |= METAROCE_F_ACK_REQ;
+		if (!offset)
+			hdr.flags |= METAROCE_F_FIRST;
+		plen = 0;
+		break;
+	default:
+		hdr.msg.msn = s->msn;
+		hdr.msg.offset = offset;
+		hdr.msg.length = s->length;
+		hdr.msg.imm = s->ex;
+		hdr.msg.va = s->raddr;
+		hdr.msg.rkey = s->rkey;
+		hdr.msg.first_psn = s->first_psn;
+		if (!offset)
+			hdr.flags |= METAROCE_F_FIRST;
+		if (offset + len == s->length) {
+			hdr.flags |= METAROCE_F_LAST | METAROCE_F_ACK_REQ;
+			if (s->send_flags & IB_SEND_SOLICITED)
+				hdr.flags |= METAROCE_F_SOLICITED;
+		}
+		if (!((psn - s->first_psn + 1) % MRO_ACK_REQ_EVERY))
+			hdr.flags |= METAROCE_F_ACK_REQ;
+		break;
+	}
+
+	skb = mro_tx_build(qp, ud ? &s->av : &qp->av, &hdr, plen, &payload);
+	if (!skb)
+		return -ENOMEM;
+	err = mro_swqe_read(qp, idx, s, offset, payload, plen);
+	if (err) {
+		kfree_skb(skb);
+		return err;
+	}
+	mro_tx_seal(skb);
+	__skb_queue_tail(out, skb);
+	mro_path_sent(&qp->paths, path, plen, retx);
+
+	if (mro_qp_connected(qp) && qp->ibqp.qp_type == IB_QPT_RC) {
+		struct mro_txslot *t = mro_slot(qp, psn);
+
+		t->sent_us = hdr.tsval;
+		t->path = path;
+		t->path_seq = hdr.path_seq;
+		if (retx) {
+			t->retx++;
+			t->state = MRO_TX_SENT;
+		}
+	}
+	return 0;
+}
+
+static void mro_arm_rto(struct mro_qp *qp)
+{
+	u64 us = max_t(u32, READ_ONCE(mro_rto_min_us), 100);
+
+	if (qp->srtt_us)
+		us = max_t(u64, us, qp->srtt_us + 4ULL * qp->rttvar_us);
+	us = min_t(u64, us, ktime_to_us(qp->rto));
+	us <<= min_t(u32, qp->backoff, 6);
+	hrtimer_start(&qp->rto_timer, ns_to_ktime(us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/* a WQE failed: complete it with @status and take the QP to error */
+static void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
+			  enum ib_wc_status status)
+{
+	s->status = status;
+	s->state = MRO_SWQE_DONE;
+	mro_qp_error(qp);
+}
+
+/* start the next WQE of the SQ; false when there is none or we must wait */
+static bool mro_fetch(struct mro_qp *qp)
+{
+	struct mro_swqe *s;
+	u32 idx;
+
+	if (qp->sq_cur_valid)
+		return true;
+	if (qp->sq_head == mro_queue_producer(qp->sq))
+		return false;
+	if (qp->sq_draining)
+		return false;
+	idx = qp->sq_head;
+	s = mro_swqe_at(qp, idx);
+	if (!mro_swqe_load(qp, idx, s)) {
+		qp->sq_head++;
+		mro_swqe_fail(qp, s, s->status);
+		return false;
+	}
+	if ((s->send_flags & IB_SEND_FENCE) && qp->rd_atomic_inflight) {
+		s->state = MRO_SWQE_FREE;	/* load again later */
+		return false;
+	}
+	qp->sq_head++;
+	if (mro_is_local_op(s->opcode)) {
+		s->state = MRO_SWQE_DONE;
+		return true;	/* nothing to send; look at the next one */
+	}
+	s->npkts = mro_swqe_pkts(qp, s);
+	s->first_psn = qp->snd_nxt;
+	s->msn = qp->snd_msn;
+	if (mro_consumes_rwqe(s->opcode) && !mro_qp_is_ud(qp))
+		qp->snd_msn++;
+	s->is_read_atomic = s->opcode == IB_WR_RDMA_READ ||
+			    s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+			    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+	qp->sq_cur = idx;
+	qp->sq_cur_valid = true;
+	return true;
+}
+
+static u32 mro_inflight(struct mro_qp *qp)
+{
+	return qp->snd_nxt - qp->snd_una;
+}
+
+/* send packets of the current WQE; returns packets sent, -1 to stop */
+static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
+			int budget)
+{
+	struct mro_swqe *s = mro_swqe_at(qp, qp->sq_cur);
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	int sent = 0;
+
+	while (s->sent < s->npkts && sent < budget) {
+		u32 off = s->sent * qp->mtu;
+		u32 len = min_t(u32, qp->mtu, s->length - min(off, s->length));
+		u32 n = 1, i, psn = qp->snd_nxt;
+		struct mro_txslot *t;
+		int err;
+
+		if (s->opcode == IB_WR_RDMA_READ) {
+			n = min_t(u32, s->npkts - s->sent, MRO_READ_CHUNK);
+			len = min_t(u32, n * qp->mtu, s->length - off);
+		}
+		if (rc && mro_inflight(qp) + n > qp->txwin)
+			return -1;
+		if (s->is_read_atomic &&
+		    qp->rd_atomic_inflight >= max_t(u8, qp->max_rd_atomic, 1))
+			return -1;
+
+		if (rc) {
+			for (i = 0; i < n; i++) {
+				t = mro_slot(qp, psn + i);
+				memset(t, 0, sizeof(*t));
+				t->swqe = qp->sq_cur;
+				t->offset = off + i * qp->mtu;
+				t->len = min_t(u32, qp->mtu,
+					       s->length - min(t->offset,
+							       s->length));
+				t->state = MRO_TX_SENT;
+			}
+		}
+		err = mro_emit(qp, qp->sq_cur, s, psn, off, len, false, out);
+		if (err) {
+			mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
+			return -1;
+		}
+		if (rc && !hrtimer_active(&qp->rto_timer))
+			mro_arm_rto(qp);
+		qp->snd_nxt += n;
+		s->sent += n;
+		if (s->is_read_atomic)
+			qp->rd_atomic_inflight++;
+		sent++;
+	}
+	if (s->sent >= s->npkts) {
+		/* UD and UC complete once sent; RC waits for the peer */
+		s->state = rc ? MRO_SWQE_WAITING : MRO_SWQE_DONE;
+		qp->sq_cur_valid = false;
+	}
+	return sent;
+}
+
+/* retransmit the PSNs declared lost; returns packets sent */
+static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
+			 int budget)
+{
+	u32 psn;
+	int sent = 0;
+
+	for (psn = qp->snd_una; qp->lost && sent < budget &&
+	     mro_seq_before(psn, qp->snd_nxt); psn++) {
+		struct mro_txslot *t = mro_slot(qp, psn);
+		struct mro_swqe *s;
+		int err;
+
+		if (t->state != MRO_TX_LOST)
+			continue;
+		s = mro_swqe_at(qp, t->swqe);
+		qp->lost--;
+		err = mro_emit(qp, t->swqe, s, psn, t->offset,
+			       t->len, true, out);
+		if (err) {
+			mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
+			return sent;
+		}
+		sent++;
+	}
+	return sent;
+}
+
+void mro_req_run(struct mro_qp *qp, struct sk_buff_head *out, int budget)
+{
+	int n;
+
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		goto complete;
+	if (qp->rnr_wait)
+		goto complete;
+
+	budget -= mro_send_lost(qp, out, budget);
+	while (budget > 0 && qp->state == IB_QPS_RTS) {
+		if (!mro_fetch(qp))
+			break;
+		if (!qp->sq_cur_valid)
+			continue;	/* a local op completed */
+		n = mro_send_new(qp, out, budget);
+		if (n < 0)
+			break;
+		budget -= n;
+		if (!n && qp->sq_cur_valid)
+			break;
+	}
+	if (budget <= 0)
+		queue_work(system_highpri_wq, &qp->tx_work);
+complete:
+	mro_req_complete_ready(qp);
+}
+
+void mro_req_tx_work(struct work_struct *work)
+{
+	struct mro_qp *qp = container_of(work, struct mro_qp, tx_work);
+
+	mro_qp_kick(qp);
+}
+
+static enum ib_wc_opcode mro_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* complete finished WQEs in SQ order; the consumer index moves only here */
+void mro_req_complete_ready(struct mro_qp *qp)
+{
+	bool error = false;
+
+	while (mro_queue_consumer(qp->sq) != qp->sq_head) {
+		u32 idx = mro_queue_consumer(qp->sq);
+		struct mro_swqe *s = mro_swqe_at(qp, idx);
+		struct ib_wc wc = {};
+
+		if (s->state != MRO_SWQE_DONE)
+			break;
+		if (s->status != IB_WC_SUCCESS || (s->send_flags &
+						   IB_SEND_SIGNALED)) {
+			wc.wr_id = s->wr_id;
+			wc.status = s->status;
+			wc.opcode = mro_wc_opcode(s->opcode);
+			wc.qp = &qp->ibqp;
+			if (s->opcode == IB_WR_RDMA_READ ||
+			    s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+			    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+				wc.byte_len = s->length;
+			if (mro_cq_post(qp->scq, &wc, false))
+				mro_qp_error(qp);
+		}
+		if (s->status != IB_WC_SUCCESS)
+			error = true;
+		s->state = MRO_SWQE_FREE;
+		mro_queue_advance(qp->sq);
+		if (error)
+			break;
+	}
+	if (error)
+		mro_qp_error(qp);
+	if (qp->sq_draining && mro_queue_consumer(qp->sq) == qp->sq_head &&
+	    !qp->sq_cur_valid)
+		qp->sq_draining = false;
+}
+
+/* mark @psn acknowledged; slots of READ/atomic WQEs wait for responses */
+static void mro_slot_acked(struct mro_qp *qp, u32 psn, bool response)
+{
+	struct mro_txslot *t = mro_slot(qp, psn);
+	struct mro_swqe *s = mro_swqe_at(qp, t->swqe);
+
+	if (t->state == MRO_TX_ACKED)
+		return;
+	if (s->is_read_atomic && !response)
+		return;
+	if (t->state == MRO_TX_LOST)
+		qp->lost--;
+	t->state = MRO_TX_ACKED;
+	qp->paths.path[t->path].acked++;
+	if (++s->resp_pkts >= s->npkts && s->state == MRO_SWQE_WAITING) {
+		s->state = MRO_SWQE_DONE;
+		if (s->is_read_atomic && qp->rd_atomic_inflight)
+			qp->rd_atomic_inflight--;
+	} else if (s->opcode == IB_WR_RDMA_READ &&
+		   !((psn - s->first_psn + 1) % MRO_READ_CHUNK) &&
+		   qp->rd_atomic_inflight) {
+		qp->rd_atomic_inflight--;	/* a chunk finished */
+	}
+}
+
+static void mro_advance_una(struct mro_qp *qp)
+{
+	bool moved = false;
+
+	while (qp->snd_una != qp->snd_nxt &&
+	       mro_slot(qp, qp->snd_una)->state == MRO_TX_ACKED) {
+		qp->snd_una++;
+		moved = true;
+	}
+	if (moved) {
+		qp->retry_left = qp->retry_cnt;
+		qp->backoff = 0;
+		if (qp->snd_una == qp->snd_nxt)
+			hrtimer_try_to_cancel(&qp->rto_timer);
+		else
+			mro_arm_rto(qp);
+	}
+}
+
+/* PSNs well behind the highest acknowledged one are lost */
+static void mro_detect_loss(struct mro_qp *qp)
+{
+	u32 now = mro_now_us();
+	u32 guard = qp->srtt_us + 4 * qp->rttvar_us;
+	u32 psn;
+
+	for (psn = qp->snd_una;
+	     mro_seq_before(psn + MRO_DUPTHRESH, qp->highest_acked); psn++) {
+		struct mro_txslot *t = mro_slot(qp, psn);
+
+		if (t->state != MRO_TX_SENT)
+			continue;
+		/* not twice within one RTT */
+		if (t->retx && now - t->sent_us < guard)
+			continue;
+		t->state = MRO_TX_LOST;
+		qp->lost++;
+		qp->paths.path[t->path].lost++;
+	}
+}
+
+static void mro_rtt_sample(struct mro_qp *qp, u32 ts_echo, u16 path)
+{
+	u32 rtt = mro_now_us() - ts_echo;
+
+	if (rtt > 10 * USEC_PER_SEC)
+		return;	/* nonsense echo */
+	if (path < qp->paths.n)
+		mro_path_rtt(&qp->paths, path, rtt);
+	if (!qp->srtt_us) {
+		qp->srtt_us = rtt;
+		qp->rttvar_us = rtt / 2;
+	} else {
+		u32 err = rtt > qp->srtt_us ? rtt - qp->srtt_us :
+					      qp->srtt_us - rtt;
+
+		qp->rttvar_us = qp->rttvar_us - qp->rttvar_us / 4 + err / 4;
+		qp->srtt_us = qp->srtt_us - qp->srtt_us / 8 + rtt / 8;
+	}
+}
+
+/* the WQE whose PSN range holds @psn, if in flight */
+static struct mro_swqe *mro_swqe_of_psn(struct mro_qp *qp, u32 psn)
+{
+	if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+		return NULL;
+	return mro_swqe_at(qp, mro_slot(qp, psn)->swqe);
+}
+
+static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
+{
+	u32 cum = a->cum_psn, psn, i;
+	struct mro_swqe *s;
+
+	/* an ACK for PSNs we never sent is ignored */
+	if (mro_seq_after(cum, qp->snd_nxt) ||
+	    mro_seq_before(cum, qp->snd_una - qp->txwin))
+		return;
+	mro_rtt_sample(qp, a->ts_echo, a->echo_path);
+
+	switch (a->syndrome) {
+	case METAROCE_SYN_ACK:
+		break;
+	case METAROCE_SYN_RNR_NAK:
+		s = mro_swqe_of_psn(qp, a->nak_psn);
+		if (!s)
+			break;
+		if (qp->rnr_retry != 7 && !qp->rnr_left--) {
+			mro_swqe_fail(qp, s, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->rnr_wait = true;
+		qp->rnr_psn = a->nak_psn;
+		hrtimer_start(&qp->rnr_timer,
+			      ns_to_ktime(mro_rnr_timer_us(a->nak_code) *
+					  NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
+		break;
+	default:
+		s = mro_swqe_of_psn(qp, a->nak_psn);
+		if (!s)
+			break;
+		mro_swqe_fail(qp, s,
+			      a->syndrome == METAROCE_SYN_NAK_ACCESS ?
+			      IB_WC_REM_ACCESS_ERR :
+			      a->syndrome == METAROCE_SYN_NAK_OP ?
+			      IB_WC_REM_OP_ERR : IB_WC_REM_INV_REQ_ERR);
+		return;
+	}
+
+	for (psn = qp->snd_una; mro_seq_before(psn, cum); psn++)
+		mro_slot_acked(qp, psn, false);
+	for (i = 0; i < a->sack_bits; i++) {
+		if (!(a->sack[i / 64] & (1ULL << (i % 64))))
+			continue;
+		psn = cum + 1 + i;
+		if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+			continue;
+		mro_slot_acked(qp, psn, false);
+		qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
+	}
+	qp->highest_acked = mro_seq_max(qp->highest_acked, cum);
+	mro_advance_una(qp);
+	if (a->sack_bits)
+		mro_detect_loss(qp);
+}
+
+/* READ response: place it into the WQE's local buffer */
+static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
+			      struct sk_buff *skb)
+{
+	struct mro_txslot *t;
+	struct mro_swqe *s;
+	int err;
+
+	s = mro_swqe_of_psn(qp, hdr->psn);
+	if (!s || s->opcode != IB_WR_RDMA_READ)
+		return;
+	t = mro_slot(qp, hdr->psn);
+	if (t->state == MRO_TX_ACKED)
+		return;	/* duplicate */
+	/* the responder is not trusted: the packet must be what we asked */
+	if (hdr->msg.offset != t->offset || hdr->payload_len != t->len)
+		return;
+	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
+			   s->num_sge, t->offset, skb->data + hdr->hdr_len,
+			   t->len, MRO_COPY_TO_MEM, IB_ACCESS_LOCAL_WRITE);
+	if (err) {
+		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	mro_slot_acked(qp, hdr->psn, true);
+	qp->highest_acked = mro_seq_max(qp->highest_acked, hdr->psn + 1);
+	mro_advance_una(qp);
+	mro_detect_loss(qp);
+}
+
+static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
+{
+	struct mro_txslot *t;
+	struct mro_swqe *s;
+	u64 val = hdr->orig;	/* host order, as IB returns it */
+	int err;
+
+	s = mro_swqe_of_psn(qp, hdr->psn);
+	if (!s || (s->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
+		   s->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+		return;
+	t = mro_slot(qp, hdr->psn);
+	if (t->state == MRO_TX_ACKED)
+		return;
+	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
+			   s->num_sge, 0, &val, sizeof(val), MRO_COPY_TO_MEM,
+			   IB_ACCESS_LOCAL_WRITE);
+	if (err) {
+		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	mro_slot_acked(qp, hdr->psn, true);
+	qp->highest_acked = mro_seq_max(qp->highest_acked, hdr->psn + 1);
+	mro_advance_una(qp);
+}
+
+/* a response-direction packet for this QP (lock held) */
+void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
+		 struct sk_buff *skb, struct sk_buff_head *out)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return;
+	switch (hdr->opcode) {
+	case METAROCE_OP_ACK:
+		mro_req_ack(qp, &hdr->ack);
+		break;
+	case METAROCE_OP_READ_RESP:
+		mro_req_read_resp(qp, hdr, skb);
+		break;
+	case METAROCE_OP_ATOMIC_RESP:
+		mro_req_atomic_resp(qp, hdr);
+		break;
+	default:
+		return;
+	}
+	mro_req_run(qp, out, 16);
+}
+
+enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
+{
+	struct mro_qp *qp = container_of(timer, struct mro_qp, rto_timer);
+	struct sk_buff_head out;
+	u32 now = mro_now_us(), psn;
+	bool fired = false;
+
+	__skb_queue_head_init(&out);
+	spin_lock(&qp->lock);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		goto unlock;
+	if (qp->snd_una == qp->snd_nxt)
+		goto unlock;
+	if (qp->retry_cnt != 7 && !qp->retry_left) {
+		struct mro_swqe *s = mro_swqe_of_psn(qp, qp->snd_una);
+
+		if (s)
+			mro_swqe_fail(qp, s, IB_WC_RETRY_EXC_ERR);
+		mro_req_complete_ready(qp);
+		goto unlock;
+	}
+	if (qp->retry_left)
+		qp->retry_left--;
+	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
+		struct mro_txslot *t = mro_slot(qp, psn);
+
+		if (t->state != MRO_TX_SENT)
+			continue;
+		if (psn != qp->snd_una &&
+		    now - t->sent_us < ktime_to_us(qp->rto))
+			continue;
+		t->state = MRO_TX_LOST;
+		qp->lost++;
+		qp->paths.path[t->path].timeouts++;
+		fired = true;
+	}
+	qp->backoff++;
+	mro_req_run(qp, &out, 64);
+	if (fired || qp->snd_una != qp->snd_nxt)
+		mro_arm_rto(qp);
+unlock:
+	spin_unlock(&qp->lock);
+	mro_tx_send_list(qp->dev, &out);
+	return HRTIMER_NORESTART;
+}
+
+enum hrtimer_restart mro_req_rnr(struct hrtimer *timer)
+{
+	struct mro_qp *qp = container_of(timer, struct mro_qp, rnr_timer);
+	struct sk_buff_head out;
+	u32 psn;
+
+	__skb_queue_head_init(&out);
+	spin_lock(&qp->lock);
+	if (qp->rnr_wait) {
+		qp->rnr_wait = false;
+		/* resend what the receiver refused and everything after it */
+		for (psn = qp->rnr_psn; mro_seq_before(psn, qp->snd_nxt);
+		     psn++) {
+			struct mro_txslot *t;
+
+			if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+				continue;
+			t = mro_slot(qp, psn);
+			if (t->state == MRO_TX_SENT) {
+				t->state = MRO_TX_LOST;
+				qp->lost++;
+			}
+		}
+		mro_req_run(qp, &out, 64);
+	}
+	spin_unlock(&qp->lock);
+	mro_tx_send_list(qp->dev, &out);
+	return HRTIMER_NORESTART;
+}

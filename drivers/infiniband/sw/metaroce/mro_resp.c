@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce responder: places every request packet on arrival, in any
+ * order (each one carries its message number, offset, and for WRITE the
+ * remote address and key), recognises duplicates with the receive window,
+ * executes READ and atomics, completes receive WQEs in message order and
+ * generates ACKs with a SACK bitmap.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include "mro_psn.h"
+#include "mro_qp.h"
+
+#define MRO_ACK_EVERY		4	/* packets per ACK without a request */
+#define MRO_RNR_CODE_DEFAULT	1	/* 0.01 ms, when the QP has none */
+
+static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
+			 u8 syndrome, u8 code, u32 nak_psn,
+			 struct sk_buff_head *out)
+{
+	struct mro_hdr hdr = {};
+	struct sk_buff *skb;
+	void *payload;
+
+	hdr.opcode = METAROCE_OP_ACK;
+	hdr.sqpn = qp->qpn;
+	hdr.dqpn = qp->dest_qpn;
+	hdr.path = req->path;
+	hdr.path_seq = 0;
+	hdr.tsval = mro_now_us();
+	hdr.ack.syndrome = syndrome;
+	hdr.ack.nak_code = code;
+	hdr.ack.cum_psn = qp->rxwin.base;
+	hdr.ack.nak_psn = nak_psn;
+	hdr.ack.credit_psn = qp->rxwin.base + qp->rxwin.size;
+	mro_rxwin_sack(&qp->rxwin, hdr.ack.sack, &hdr.ack.sack_bits);
+	hdr.ack.ts_echo = req->tsval;
+	hdr.ack.echo_path = req->path;
+	hdr.ack.echo_seq = req->path_seq;
+	hdr.ack.ecn_ce = qp->ecn_ce;
+
+	skb = mro_tx_build(qp, &qp->av, &hdr, 0, &payload);
+	if (!skb)
+		return;
+	mro_tx_seal(skb);
+	__skb_queue_tail(out, skb);
+	qp->ack_pending = 0;
+}
+
+static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
+		    struct sk_buff_head *out)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	mro_send_ack(qp, req, syn,
+		     syn == METAROCE_SYN_RNR_NAK ? qp->min_rnr_timer : 0,
+		     req->psn, out);
+	if (syn != METAROCE_SYN_RNR_NAK)
+		mro_qp_error(qp);
+}
+
+/*
+ * The receive WQE for message @msn: RQ WQEs are taken in message order, so
+ * message msn uses the WQE (msn - rcv_msn) places after the consumer.
+ */
+static int mro_rq_wqe_for(struct mro_qp *qp, u32 msn, struct mro_recv_wqe *w)
+{
+	struct mro_queue *q = qp->rq;
+	u32 ahead = msn - qp->rcv_msn, idx, n, i;
+	struct rxe_recv_wqe *r;
+	u64 len = 0;
+
+	if (ahead >= mro_queue_count(q))
+		return -ENOENT;
+	idx = mro_queue_consumer(q) + ahead;
+	r = mro_queue_slot(q, idx);
+	n = READ_ONCE(r->dma.num_sge);
+	if (n > qp->rq_max_sge || n > MRO_MAX_RECV_SGE)
+		return -EINVAL;
+	w->wr_id = READ_ONCE(r->wr_id);
+	w->num_sge = n;
+	for (i = 0; i < n; i++) {
+		w->sge[i].addr = READ_ONCE(r->dma.sge[i].addr);
+		w->sge[i].length = READ_ONCE(r->dma.sge[i].length);
+		w->sge[i].lkey = READ_ONCE(r->dma.sge[i].lkey);
+		len += w->sge[i].length;
+	}
+	if (len > MRO_MAX_MSG_SIZE)
+		return -EINVAL;
+	w->length = len;
+	return 0;
+}
+
+static int mro_claim_wqe(struct mro_qp *qp, u32 msn, struct mro_recv_wqe *w)
+{
+	if (qp->srq)
+		return mro_srq_take(qp->srq, w);
+	return mro_rq_wqe_for(qp, msn, w);
+}
+
+static enum ib_wc_opcode mro_recv_wc_opcode(u8 op)
+{
+	return op == METAROCE_OP_WRITE_IMM ? IB_WC_RECV_RDMA_WITH_IMM :
+					     IB_WC_RECV;
+}
+
+/* post receive completions for the messages done, in message order */
+static void mro_complete_rmsgs(struct mro_qp *qp)
+{
+	for (;;) {
+		struct mro_rmsg *m = &qp->rmsg[qp->rcv_msn & (qp->nmsg - 1)];
+		struct ib_wc wc = {};
+
+		if (m->state != MRO_RMSG_DONE || m->msn != qp->rcv_msn)
+			break;
+		wc.wr_id = m->wqe.wr_id;
+		wc.status = m->status;
+		wc.opcode = mro_recv_wc_opcode(m->opcode);
+		wc.qp = &qp->ibqp;
+		wc.byte_len = m->length;
+		wc.src_qp = qp->dest_qpn;
+		wc.port_num = 1;
+		wc.pkey_index = qp->pkey_index;
+		if (m->opcode == METAROCE_OP_SEND_IMM ||
+		    m->opcode == METAROCE_OP_WRITE_IMM) {
+			wc.ex.imm_data = cpu_to_be32(m->imm);
+			wc.wc_flags |= IB_WC_WITH_IMM;
+		} else if (m->opcode == METAROCE_OP_SEND_INV) {
+			wc.ex.invalidate_rkey = m->imm;
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		}
+		if (mro_cq_post(qp->rcq, &wc, m->solicited))
+			mro_qp_error(qp);
+		if (qp->rq)
+			mro_queue_advance(qp->rq);
+		m->state = MRO_RMSG_FREE;
+		qp->rcv_msn++;
+	}
+}
+
+/* SEND*, WRITE_IMM: a packet of a message that consumes a receive WQE */
+static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
+			const void *payload, struct sk_buff_head *out)
+{
+	u32 msn = hdr->msg.msn;
+	struct mro_rmsg *m;
+	int err;
+
+	if (!mro_seq_in(msn, qp->rcv_msn, qp->nmsg))
+		return -ERANGE;	/* not trackable yet: sender retransmits */
+	m = &qp->rmsg[msn & (qp->nmsg - 1)];
+	if (m->state == MRO_RMSG_FREE) {
+		err = mro_claim_wqe(qp, msn, &m->wqe);
+		if (err == -ENOENT) {
+			mro_nak(qp, hdr, METAROCE_SYN_RNR_NAK, out);
+			return -EAGAIN;
+		}
+		m->state = MRO_RMSG_ACTIVE;
+		m->msn = msn;
+		m->opcode = hdr->opcode;
+		m->length = hdr->msg.length;
+		m->received = 0;
+		m->imm = hdr->msg.imm;
+		m->solicited = false;
+		m->status = IB_WC_SUCCESS;
+		if (err)
+			m->status = IB_WC_LOC_QP_OP_ERR;
+		else if (hdr->opcode != METAROCE_OP_WRITE_IMM &&
+			 m->length > m->wqe.length)
+			m->status = IB_WC_LOC_LEN_ERR;
+	} else if (m->msn != msn || m->opcode != hdr->opcode ||
+		   m->length != hdr->msg.length) {
+		return -EINVAL;	/* inconsistent with its own message */
+	}
+
+	if (m->status == IB_WC_SUCCESS && hdr->payload_len) {
+		if (hdr->opcode == METAROCE_OP_WRITE_IMM) {
+			struct mro_mem *mem;
+			u64 va = hdr->msg.va + hdr->msg.offset;
+
+			mem = mro_mem_get_rkey(qp->dev, qp->ibqp.pd, qp->qpn,
+					       hdr->msg.rkey, va,
+					       hdr->payload_len,
+					       IB_ACCESS_REMOTE_WRITE);
+			if (!mem || !(qp->access_flags &
+				      IB_ACCESS_REMOTE_WRITE)) {
+				if (mem)
+					mro_mem_put(mem);
+				m->status = IB_WC_REM_ACCESS_ERR;
+				mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
+			} else {
+				err = mro_mem_copy(mem, va, (void *)payload,
+						   hdr->payload_len,
+						   MRO_COPY_TO_MEM);
+				mro_mem_put(mem);
+				if (err)
+					m->status = IB_WC_REM_ACCESS_ERR;
+			}
+		} else {
+			err = mro_sge_copy(qp->dev, qp->ibqp.pd, m->wqe.sge,
+					   m->wqe.num_sge, hdr->msg.offset,
+					   (void *)payload, hdr->payload_len,
+					   MRO_COPY_TO_MEM,
+					   IB_ACCESS_LOCAL_WRITE);
+			if (err)
+				m->status = IB_WC_LOC_PROT_ERR;
+		}
+	}
+	if (m->status != IB_WC_SUCCESS && m->status != IB_WC_REM_ACCESS_ERR &&
+	    qp->ibqp.qp_type == IB_QPT_RC)
+		mro_nak(qp, hdr, m->status == IB_WC_LOC_LEN_ERR ?
+			METAROCE_SYN_NAK_INVALID : METAROCE_SYN_NAK_OP, out);
+
+	m->received += hdr->payload_len;
+	if (hdr->flags & METAROCE_F_SOLICITED)
+		m->solicited = true;
+	if (m->received >= m->length || m->status != IB_WC_SUCCESS) {
+		if (m->status == IB_WC_SUCCESS &&
+		    hdr->opcode == METAROCE_OP_SEND_INV &&
+		    mro_mem_invalidate(qp->dev, qp->ibqp.pd, m->imm, qp->qpn))
+			m->status = IB_WC_LOC_PROT_ERR;
+		m->state = MRO_RMSG_DONE;
+	}
+	return 0;
+}
+
+static int mro_resp_write(struct mro_qp *qp, const struct mro_hdr *hdr,
+			  const void *payload, struct sk_buff_head *out)
+{
+	u64 va = hdr->msg.va + hdr->msg.offset;
+	struct mro_mem *mem;
+	int err;
+
+	if (!hdr->payload_len)
+		return 0;
+	if (!(qp->access_flags & IB_ACCESS_REMOTE_WRITE))
+		goto access;
+	mem = mro_mem_get_rkey(qp->dev, qp->ibqp.pd, qp->qpn, hdr->msg.rkey,
+			       va, hdr->payload_len, IB_ACCESS_REMOTE_WRITE);
+	if (!mem)
+		goto access;
+	err = mro_mem_copy(mem, va, (void *)payload, hdr->payload_len,
+			   MRO_COPY_TO_MEM);
+	mro_mem_put(mem);
+	if (!err)
+		return 0;
+access:
+	mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
+	return -EACCES;
+}
+
+/* answer a READ_REQ (new or duplicate) with its response packets */
+static int mro_resp_read(struct mro_qp *qp, const struct mro_hdr *hdr,
+			 struct sk_buff_head *out)
+{
+	u32 seg = hdr->msg.imm, len = hdr->msg.length, k, n, off;
+	u64 va = hdr->msg.va + hdr->msg.offset;
+	struct mro_mem *mem = NULL;
+
+	if (seg > qp->dev->payload_mtu)
+		goto invalid;
+	n = max_t(u32, 1, DIV_ROUND_UP(len, seg));
+	if (n > qp->rxwin.size / 2)
+		goto invalid;
+	if (len) {
+		if (!(qp->access_flags & IB_ACCESS_REMOTE_READ))
+			goto access;
+		mem = mro_mem_get_rkey(qp->dev, qp->ibqp.pd, qp->qpn,
+				       hdr->msg.rkey, va, len,
+				       IB_ACCESS_REMOTE_READ);
+		if (!mem)
+			goto access;
+	}
+	for (k = 0; k < n; k++) {
+		struct mro_hdr r = {};
+		struct sk_buff *skb;
+		void *payload;
+		u32 plen;
+
+		off = k * seg;
+		plen = min_t(u32, seg, len - min(off, len));
+		r.opcode = METAROCE_OP_READ_RESP;
+		r.sqpn = qp->qpn;
+		r.dqpn = qp->dest_qpn;
+		r.psn = hdr->psn + k;
+		r.path = mro_path_pick(&qp->paths, &r.path_seq);
+		r.tsval = mro_now_us();
+		r.flags = METAROCE_F_ECT;
+		if (k == n - 1)
+			r.flags |= METAROCE_F_LAST;
+		r.msg.msn = hdr->psn;
+		r.msg.offset = hdr->msg.offset + off;
+		r.msg.length = hdr->msg.offset + len;
+		r.msg.first_psn = hdr->psn;
+		if (!r.msg.offset)
+			r.flags |= METAROCE_F_FIRST;
+		skb = mro_tx_build(qp, &qp->av, &r, plen, &payload);
+		if (!skb)
+			break;
+		if (plen && mro_mem_copy(mem, va + off, payload, plen,
+					 MRO_COPY_FROM_MEM)) {
+			kfree_skb(skb);
+			break;
+		}
+		mro_tx_seal(skb);
+		__skb_queue_tail(out, skb);
+		mro_path_sent(&qp->paths, r.path, plen, false);
+	}
+	if (mem)
+		mro_mem_put(mem);
+	return n;
+
+access:
+	mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
+	return -EACCES;
+invalid:
+	mro_nak(qp, hdr, METAROCE_SYN_NAK_INVALID, out);
+	return -EINVAL;
+}
+
+static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
+				 u64 orig, struct sk_buff_head *out)
+{
+	struct mro_hdr r = {};
+	struct sk_buff *skb;
+	void *payload;
+
+	r.opcode = METAROCE_OP_ATOMIC_RESP;
+	r.sqpn = qp->qpn;
+	r.dqpn = qp->dest_qpn;
+	r.psn = req->psn;
+	r.path = req->path;
+	r.tsval = mro_now_us();
+	r.orig = orig;
+	skb = mro_tx_build(qp, &qp->av, &r, 0, &payload);
+	if (!skb)
+		return;
+	mro_tx_seal(skb);
+	__skb_queue_tail(out, skb);
+}
+
+static struct mro_atomic_res *mro_ares_find(struct mro_qp *qp, u32 psn)
+{
+	u32 i;
+
+	for (i = 0; i < MRO_MAX_RD_ATOM; i++)
+		if (qp->ares[i].valid && qp->ares[i].psn == psn)
+			return &qp->ares[i];
+	return NULL;
+}
+
+static int mro_resp_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
+			   bool dup, struct sk_buff_head *out)
+{
+	const struct mro_atomic_hdr *a = &hdr->atomic;
+	struct mro_atomic_res *res;
+	struct mro_mem *mem;
+	u64 orig;
+	int err;
+
+	res = mro_ares_find(qp, hdr->psn);
+	if (res) {
+		mro_send_atomic_resp(qp, hdr, res->orig, out);
+		return 0;
+	}
+	if (dup)
+		return 0;	/* too old to answer; never execute twice */
+	if (!(qp->access_flags & IB_ACCESS_REMOTE_ATOMIC))
+		goto access;
+	mem = mro_mem_get_rkey(qp->dev, qp->ibqp.pd, qp->qpn, a->rkey, a->va,
+			       8, IB_ACCESS_REMOTE_ATOMIC);
+	if (!mem)
+		goto access;
+	err = mro_mem_atomic(mem, a->va,
+			     hdr->opcode == METAROCE_OP_CMP_SWAP,
+			     a->compare, a->swap_add, &orig);
+	mro_mem_put(mem);
+	if (err)
+		goto access;
+	res = &qp->ares[qp->ares_next++ % MRO_MAX_RD_ATOM];
+	res->psn = hdr->psn;
+	res->orig = orig;
+	res->valid = true;
+	mro_send_atomic_resp(qp, hdr, orig, out);
+	return 0;
+access:
+	mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
+	return -EACCES;
+}
+
+/* a request-direction packet for this RC/UC QP (lock held) */
+void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
+		  struct sk_buff *skb, struct sk_buff_head *out)
+{
+	const void *payload = skb->data + hdr->hdr_len;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	enum mro_rx_class cls;
+	bool ack_now = false;
+	int n, i;
+
+	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
+		return;
+	if (!rc && (hdr->opcode == METAROCE_OP_READ_REQ ||
+		    hdr->opcode == METAROCE_OP_CMP_SWAP ||
+		    hdr->opcode == METAROCE_OP_FETCH_ADD ||
+		    hdr->opcode == METAROCE_OP_SEND_INV))
+		return;
+
+	cls = mro_rxwin_classify(&qp->rxwin, hdr->psn);
+	if (cls == MRO_RX_AHEAD) {
+		mro_count(qp->dev->stats, MRO_CNT_DROP_WINDOW, 1);
+		return;
+	}
+	if (cls == MRO_RX_DUP) {
+		mro_count(qp->dev->stats, MRO_CNT_RX_DUP, 1);
+		if (hdr->opcode == METAROCE_OP_READ_REQ)
+			mro_resp_read(qp, hdr, out);
+		else if (hdr->opcode == METAROCE_OP_CMP_SWAP ||
+			 hdr->opcode == METAROCE_OP_FETCH_ADD)
+			mro_resp_atomic(qp, hdr, true, out);
+		else if (rc)
+			mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
+		return;
+	}
+	if (mro_rxwin_has_hole(&qp->rxwin) ||
+	    hdr->psn != qp->rxwin.base) {
+		mro_count(qp->dev->stats, MRO_CNT_RX_OOO, 1);
+		ack_now = true;
+	}
+
+	switch (hdr->opcode) {
+	case METAROCE_OP_SEND:
+	case METAROCE_OP_SEND_IMM:
+	case METAROCE_OP_SEND_INV:
+	case METAROCE_OP_WRITE_IMM:
+		n = mro_resp_msg(qp, hdr, payload, out);
+		if (n == -EAGAIN || n == -ERANGE)
+			return;	/* not accepted: do not mark the PSN */
+		if (n)
+			goto bad;
+		break;
+	case METAROCE_OP_WRITE:
+		if (mro_resp_write(qp, hdr, payload, out))
+			return;
+		break;
+	case METAROCE_OP_READ_REQ:
+		n = mro_resp_read(qp, hdr, out);
+		if (n < 0)
+			return;
+		/* the responses use the PSNs after this one */
+		for (i = 1; i < n; i++)
+			if (mro_rxwin_classify(&qp->rxwin, hdr->psn + i) ==
+			    MRO_RX_NEW)
+				mro_rxwin_mark(&qp->rxwin, hdr->psn + i);
+		break;
+	case METAROCE_OP_CMP_SWAP:
+	case METAROCE_OP_FETCH_ADD:
+		if (mro_resp_atomic(qp, hdr, false, out))
+			return;
+		break;
+	default:
+		goto bad;
+	}
+	mro_rxwin_mark(&qp->rxwin, hdr->psn);
+	mro_complete_rmsgs(qp);
+
+	if (!rc)
+		return;
+	if (hdr->flags & METAROCE_F_ACK_REQ)
+		ack_now = true;
+	if (ack_now || ++qp->ack_pending >= MRO_ACK_EVERY)
+		mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
+	return;
+bad:
+	mro_count(qp->dev->stats, MRO_CNT_DROP_FIELD, 1);
+}
+
+/* a datagram for this UD QP (lock held) */
+void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
+		     struct sk_buff *skb)
+{
+	const void *payload = skb->data + hdr->hdr_len;
+	struct mro_recv_wqe w;
+	u8 grh[40] = {};
+	struct ib_wc wc = {};
+	int err;
+
+	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
+		return;
+	if (hdr->deth.qkey != qp->qkey) {
+		mro_count(qp->dev->stats, MRO_CNT_DROP_QKEY, 1);
+		return;
+	}
+	if (qp->srq)
+		err = mro_srq_take(qp->srq, &w);
+	else
+		err = mro_rq_wqe_for(qp, qp->rcv_msn, &w);
+	if (err) {
+		mro_count(qp->dev->stats, MRO_CNT_DROP_NO_WQE, 1);
+		return;
+	}
+	if (!qp->srq)
+		mro_queue_advance(qp->rq);
+
+	wc.wr_id = w.wr_id;
+	wc.qp = &qp->ibqp;
+	wc.opcode = IB_WC_RECV;
+	wc.src_qp = hdr->sqpn;
+	wc.port_num = 1;
+	wc.pkey_index = qp->pkey_index;
+	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	wc.byte_len = hdr->payload_len + sizeof(grh);
+	if (hdr->opcode == METAROCE_OP_UD_SEND_IMM) {
+		wc.ex.imm_data = cpu_to_be32(hdr->deth.imm);
+		wc.wc_flags |= IB_WC_WITH_IMM;
+	}
+	/* the GRH area holds the network header, as RoCE v2 defines it */
+	if (ip_hdr(skb)->version == 4) {
+		memcpy(grh + 20, skb_network_header(skb), 20);
+		wc.network_hdr_type = RDMA_NETWORK_IPV4;
+	} else {
+		memcpy(grh, skb_network_header(skb), 40);
+		wc.network_hdr_type = RDMA_NETWORK_IPV6;
+	}
+	wc.status = IB_WC_SUCCESS;
+	if (wc.byte_len > w.length) {
+		wc.status = IB_WC_LOC_LEN_ERR;
+	} else if (mro_sge_copy(qp->dev, qp->ibqp.pd, w.sge, w.num_sge, 0,
+				grh, sizeof(grh), MRO_COPY_TO_MEM,
+				IB_ACCESS_LOCAL_WRITE) ||
+		   mro_sge_copy(qp->dev, qp->ibqp.pd, w.sge, w.num_sge,
+				sizeof(grh), (void *)payload,
+				hdr->payload_len, MRO_COPY_TO_MEM,
+				IB_ACCESS_LOCAL_WRITE)) {
+		wc.status = IB_WC_LOC_PROT_ERR;
+	}
+	qp->rcv_msn++;
+	if (mro_cq_post(qp->rcq, &wc, hdr->flags & METAROCE_F_SOLICITED))
+		mro_qp_error(qp);
+}

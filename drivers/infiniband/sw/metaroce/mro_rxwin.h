@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Receive window: which PSNs of [base, base + size) have arrived, for
+ * out-of-order placement, duplicate detection, the cumulative ACK and the
+ * SACK bitmap.  Pure C on a plain struct (KUnit drives it).
+ */
+#ifndef MRO_RXWIN_H
+#define MRO_RXWIN_H
+
+#include <linux/types.h>
+#include <rdma/metaroce_wire.h>
+
+struct mro_rxwin {
+	u32 base;		/* every PSN before base has arrived */
+	u32 size;		/* PSNs tracked; power of two, >= 64 */
+	u32 highest;		/* highest PSN seen + 1 (== base: none ahead) */
+	unsigned long *bits;	/* bit (psn & (size - 1)) for psn >= base */
+};
+
+enum mro_rx_class {
+	MRO_RX_NEW,		/* in the window, not seen before */
+	MRO_RX_DUP,		/* before base, or already marked */
+	MRO_RX_AHEAD,		/* beyond the window: cannot be tracked */
+};
+
+int mro_rxwin_init(struct mro_rxwin *w, u32 size, u32 base, gfp_t gfp);
+void mro_rxwin_free(struct mro_rxwin *w);
+/* forget everything and restart at @base */
+void mro_rxwin_reset(struct mro_rxwin *w, u32 base);
+enum mro_rx_class mro_rxwin_classify(const struct mro_rxwin *w, u32 psn);
+/* mark @psn (must be MRO_RX_NEW); returns PSNs the base advanced by */
+u32 mro_rxwin_mark(struct mro_rxwin *w, u32 psn);
+/* whether PSNs beyond base have arrived (a hole exists) */
+bool mro_rxwin_has_hole(const struct mro_rxwin *w);
+/*
+ * SACK of the PSNs after base: bit i of @sack set when base + 1 + i has
+ * arrived; *nbits = number of meaningful bits (<= METAROCE_SACK_BITS).
+ */
+void mro_rxwin_sack(const struct mro_rxwin *w,
+		    u64 sack[METAROCE_SACK_WORDS], u16 *nbits);
+
+#endif /* MRO_RXWIN_H */

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce transmit: build a packet (headers + payload + CRC32C) for a
+ * path, then route it with the UDP ports in the flow key (so L4-hash ECMP
+ * spreads the paths) in the device's network namespace and send it.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/inet_ecn.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+
+#include "mro_qp.h"
+
+/* where a built packet goes; lives in skb->cb until transmission */
+struct mro_skb_cb {
+	union {
+		struct in6_addr v6;
+		__be32 v4;
+	} saddr, daddr;
+	u16 sport;
+	u8 family;
+	u8 ect;
+};
+
+static struct mro_skb_cb *mro_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct mro_skb_cb) > sizeof(skb->cb));
+	return (struct mro_skb_cb *)skb->cb;
+}
+
+struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
+			     struct mro_hdr *hdr, u32 payload_len,
+			     void **payload)
+{
+	struct net_device *ndev = qp->dev->ndev;
+	int ext = mro_wire_ext_len(hdr->opcode);
+	struct mro_skb_cb *cb;
+	struct sk_buff *skb;
+	unsigned int hlen, headroom;
+	void *buf;
+
+	if (ext < 0 || !ndev)
+		return NULL;
+	hlen = METAROCE_BTH_LEN + ext;
+	headroom = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
+		   sizeof(struct udphdr);
+	skb = alloc_skb(headroom + hlen + payload_len + METAROCE_CRC_LEN,
+			GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, headroom);
+	buf = skb_put(skb, hlen + payload_len + METAROCE_CRC_LEN);
+	if (mro_wire_encode(hdr, buf, hlen) != hlen) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	*payload = (u8 *)buf + hlen;
+
+	cb = mro_cb(skb);
+	cb->family = av->family;
+	cb->saddr.v6 = av->saddr.v6;
+	cb->daddr.v6 = av->daddr.v6;
+	cb->sport = hdr->path < qp->paths.n ? qp->paths.path[hdr->path].sport :
+		    MRO_SPORT_BASE;
+	cb->ect = !!(hdr->flags & METAROCE_F_ECT);
+	return skb;
+}
+
+void mro_tx_seal(struct sk_buff *skb)
+{
+	mro_wire_seal(skb->data, skb->len - METAROCE_CRC_LEN);
+}
+
+static int mro_xmit4(struct mro_dev *dev, struct net *net,
+		     struct sk_buff *skb)
+{
+	struct mro_skb_cb *cb = mro_cb(skb);
+	__be16 sport = htons(cb->sport), dport = htons(mro_udp_port);
+	__be32 saddr = cb->saddr.v4, daddr = cb->daddr.v4;
+	u8 tos = cb->ect ? INET_ECN_ECT_0 : 0;
+	struct flowi4 fl = {
+		.daddr = daddr,
+		.saddr = saddr,
+		.flowi4_proto = IPPROTO_UDP,
+		.fl4_sport = sport,
+		.fl4_dport = dport,
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	memset(skb->cb, 0, sizeof(skb->cb));
+	udp_tunnel_xmit_skb(rt, NULL, skb, fl.saddr, daddr, tos,
+			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF), sport,
+			    dport, false, true);
+	return 0;
+}
+
+static int mro_xmit6(struct mro_dev *dev, struct net *net,
+		     struct sk_buff *skb)
+{
+	struct mro_skb_cb *cb = mro_cb(skb);
+	__be16 sport = htons(cb->sport), dport = htons(mro_udp_port);
+	struct in6_addr saddr = cb->saddr.v6, daddr = cb->daddr.v6;
+	u8 tclass = cb->ect ? INET_ECN_ECT_0 : 0;
+	struct sock *sk = mro_net_sk6(net);
+	struct flowi6 fl6 = {
+		.daddr = daddr,
+		.saddr = saddr,
+		.flowi6_proto = IPPROTO_UDP,
+		.fl6_sport = sport,
+		.fl6_dport = dport,
+	};
+	struct dst_entry *dst;
+
+	if (!sk || !ipv6_stub->ipv6_dst_lookup_flow)
+		return -EAFNOSUPPORT;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	memset(skb->cb, 0, sizeof(skb->cb));
+	udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &saddr, &daddr, tclass,
+			     ip6_dst_hoplimit(dst), 0, sport, dport, false);
+	return 0;
+}
+
+void mro_tx_send_list(struct mro_dev *dev, struct sk_buff_head *list)
+{
+	struct net *net = mro_dev_net(dev);
+	struct sk_buff *skb;
+	int err;
+
+	while ((skb = __skb_dequeue(list))) {
+		unsigned int len = skb->len;
+
+		if (mro_cb(skb)->family == AF_INET)
+			err = mro_xmit4(dev, net, skb);
+		else
+			err = mro_xmit6(dev, net, skb);
+		if (err) {
+			mro_count(dev->stats, MRO_CNT_TX_ERR, 1);
+			kfree_skb(skb);
+			continue;
+		}
+		mro_count(dev->stats, MRO_CNT_SENT_PKTS, 1);
+		mro_count(dev->stats, MRO_CNT_SENT_BYTES, len);
+	}
+}
