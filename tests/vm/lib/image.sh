@@ -29,6 +29,9 @@ if [ -s "$dir/kver" ]; then
     exit 0
 fi
 
+for old in "$LAB_CACHE/.tmp-image-$dist-$hash".*; do   # leftovers of interrupted builds
+    [ -e "$old" ] && rm -rf "$old"
+done
 start=$SECONDS
 tmp=$LAB_CACHE/.tmp-image-$dist-$hash.$$
 trap 'rm -rf "$tmp"' EXIT

@@ -20,7 +20,7 @@ if [ -d "$final" ] && [ -s "$final.kver" ]; then
     exit 0
 fi
 
-need_host_pkgs debootstrap:debootstrap flock:util-linux
+need_host_pkgs debootstrap:debootstrap flock:util-linux unshare:util-linux
 [ -s /usr/share/keyrings/debian-archive-keyring.gpg ] || need_host_pkgs __none__:debian-archive-keyring
 [ "$(id -u)" = 0 ] || die "building a rootfs needs root (debootstrap, chroot)"
 
@@ -32,24 +32,43 @@ if [ -d "$final" ] && [ -s "$final.kver" ]; then   # built by someone else while
     exit 0
 fi
 
+# Holding the lock, any temp dir of this entry is a leftover of an interrupted build.
+for old in "$LAB_CACHE/.tmp-rootfs-$dist-$hash".*; do
+    [ -e "$old" ] || continue
+    log "removing leftover $old"
+    rm -rf --one-file-system "$old"
+done
+
 tmp=$LAB_CACHE/.tmp-rootfs-$dist-$hash.$$
 logf=$LAB_CACHE/logs/rootfs-$dist-$hash.log
 : >"$logf"
-mounts=()
-cleanup() {
-    local i
-    for ((i=${#mounts[@]}-1; i>=0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
-    [ -d "$tmp" ] && rm -rf --one-file-system "$tmp"
+trap 'rm -rf --one-file-system "$tmp" "$tmp.kver"' EXIT
+
+# Everything that mounts (debootstrap, chroot) runs in a private mount namespace: its mounts
+# are invisible to others and vanish with it, even when the build is killed.
+private_ns=(unshare --mount --propagation private --)
+
+# in_chroot SECS CMD... — run CMD in the new rootfs with /proc, /sys, /dev, /dev/pts and the
+# shared .deb cache mounted.
+in_chroot() {
+    local secs=$1; shift
+    # shellcheck disable=SC2016
+    run_logged "$logf" "$secs" "${private_ns[@]}" bash -c '
+        set -e; r=$1 debs=$2; shift 2
+        mount -t proc proc "$r/proc"
+        mount -t sysfs sysfs "$r/sys"
+        mount --bind /dev "$r/dev"
+        mount -t devpts -o newinstance,ptmxmode=0666 devpts "$r/dev/pts"
+        mount --bind "$debs" "$r/var/cache/apt/archives"
+        exec chroot "$r" "$@"' lab-chroot "$tmp" "$LAB_CACHE/debs-$dist" "$@"
 }
-trap cleanup EXIT
-mount_in() { mount "$@"; mounts+=("${@: -1}"); }
 
 start=$SECONDS
 log "building rootfs $dist -> $final (log: $logf)"
 pkgs=$(sed -e 's/#.*//' "$pkgfile" | xargs)
 
 log "debootstrap --variant=minbase $dist"
-run_logged "$logf" 1800 debootstrap --variant=minbase --components=main \
+run_logged "$logf" 1800 "${private_ns[@]}" debootstrap --variant=minbase --components=main \
     --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
     --cache-dir="$LAB_CACHE/debs-$dist" \
     "$dist" "$tmp" "$LAB_MIRROR"
@@ -61,22 +80,16 @@ deb $LAB_SECURITY_MIRROR $dist-security main
 SRC
 printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
 chmod +x "$tmp/usr/sbin/policy-rc.d"
-# initramfs: MODULES=most (the default) carries virtio_blk and ext4 (virtio_pci is built in).
+# initramfs: MODULES=most (the default) carries virtio_pci (a module on 6.1), virtio_blk, ext4.
 mkdir -p "$tmp/etc/initramfs-tools/conf.d"
 printf 'MODULES=most\n' >"$tmp/etc/initramfs-tools/conf.d/metaroce-lab.conf"
 echo "lab" >"$tmp/etc/hostname"
 : >"$tmp/etc/fstab"
 
-mount_in -t proc proc "$tmp/proc"
-mount_in -t sysfs sysfs "$tmp/sys"
-mount_in --bind /dev "$tmp/dev"
-mount_in -t devpts devpts "$tmp/dev/pts"
-mount_in --bind "$LAB_CACHE/debs-$dist" "$tmp/var/cache/apt/archives"
-
 log "apt-get install ($(wc -w <<<"$pkgs") packages)"
-run_logged "$logf" 900 chroot "$tmp" apt-get update
+in_chroot 900 apt-get update
 # shellcheck disable=SC2086
-run_logged "$logf" 2400 env DEBIAN_FRONTEND=noninteractive chroot "$tmp" \
+in_chroot 2400 env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y --no-install-recommends -o Dpkg::Use-Pty=0 $pkgs
 
 kvers=$(ls "$tmp/lib/modules")
@@ -89,9 +102,6 @@ kver=$kvers
 install -D -m 0755 "$stub" "$tmp/lab/init"
 chroot "$tmp" passwd -d root >/dev/null 2>&1 || true
 rm -f "$tmp/usr/sbin/policy-rc.d"
-
-for ((i=${#mounts[@]}-1; i>=0; i--)); do umount "${mounts[$i]}"; done
-mounts=()
 
 echo "$kver" >"$tmp.kver"
 mv "$tmp.kver" "$final.kver"
