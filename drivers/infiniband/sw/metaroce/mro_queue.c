@@ -13,6 +13,7 @@
  * user space can at worst make us consume garbage slots, never step out of
  * the ring.
  */
+#include <kunit/visibility.h>
 #include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -70,6 +71,7 @@ err_free:
 	kfree(q);
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_alloc);
 
 void mro_queue_free(struct mro_queue *q)
 {
@@ -87,6 +89,7 @@ void mro_queue_free(struct mro_queue *q)
 		vfree(q->buf);
 	kfree(q);
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_free);
 
 u32 mro_queue_producer(struct mro_queue *q)
 {
@@ -95,6 +98,7 @@ u32 mro_queue_producer(struct mro_queue *q)
 	/* acquire: pairs with the producer's release, slot after index */
 	return smp_load_acquire(&q->buf->producer_index) & q->index_mask;
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_producer);
 
 u32 mro_queue_consumer(struct mro_queue *q)
 {
@@ -103,28 +107,33 @@ u32 mro_queue_consumer(struct mro_queue *q)
 	/* acquire: the consumer is done with the slots before this index */
 	return smp_load_acquire(&q->buf->consumer_index) & q->index_mask;
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_consumer);
 
 u32 mro_queue_count(struct mro_queue *q)
 {
 	return (mro_queue_producer(q) - mro_queue_consumer(q)) & q->index_mask;
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_count);
 
 bool mro_queue_empty(struct mro_queue *q)
 {
 	return mro_queue_producer(q) == mro_queue_consumer(q);
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_empty);
 
 bool mro_queue_full(struct mro_queue *q)
 {
 	return ((mro_queue_producer(q) + 1) & q->index_mask) ==
 	       mro_queue_consumer(q);
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_full);
 
 void *mro_queue_slot(struct mro_queue *q, u32 index)
 {
 	return q->buf->data + ((size_t)(index & q->index_mask) <<
 			       q->log2_elem_size);
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_slot);
 
 void mro_queue_advance(struct mro_queue *q)
 {
@@ -136,6 +145,7 @@ void mro_queue_advance(struct mro_queue *q)
 		/* release: the WQE is read before its slot is handed back */
 		smp_store_release(&q->buf->consumer_index, q->index);
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_advance);
 
 void *mro_queue_kernel_producer_slot(struct mro_queue *q)
 {
@@ -143,6 +153,7 @@ void *mro_queue_kernel_producer_slot(struct mro_queue *q)
 		return NULL;
 	return mro_queue_slot(q, mro_queue_producer(q));
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_kernel_producer_slot);
 
 void mro_queue_kernel_produce(struct mro_queue *q)
 {
@@ -152,6 +163,7 @@ void mro_queue_kernel_produce(struct mro_queue *q)
 	smp_store_release(&q->buf->producer_index,
 			  (prod + 1) & q->index_mask);
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_kernel_produce);
 
 int mro_queue_move(struct mro_queue *dst, struct mro_queue *src)
 {
@@ -173,3 +185,4 @@ int mro_queue_move(struct mro_queue *dst, struct mro_queue *src)
 	smp_store_release(&dst->buf->producer_index, count);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_queue_move);

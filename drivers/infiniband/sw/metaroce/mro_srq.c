@@ -11,6 +11,7 @@
  * may find it under RCU (mro_srq_get()).  srq->lock serialises the
  * consumer, kernel producers and the ring swap of a resize.
  */
+#include <kunit/visibility.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
 #include <rdma/uverbs_ioctl.h>
@@ -56,6 +57,7 @@ int mro_recv_wqe_peek(struct mro_queue *q, u32 max_sge,
 	wqe->length = total;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_recv_wqe_peek);
 
 /* write one kernel receive WR into @q; the producer lock is held */
 static int mro_recv_wqe_produce(struct mro_queue *q, u32 max_sge,
@@ -119,6 +121,7 @@ int mro_post_recv_ring(struct mro_queue *q, spinlock_t *producer_lock,
 	spin_unlock_irqrestore(producer_lock, flags);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_post_recv_ring);
 
 int mro_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
