@@ -99,7 +99,6 @@ int mro_cq_post(struct mro_cq *cq, const struct ib_wc *wc, bool solicited)
 	struct mro_queue *q;
 	union mro_cqe *cqe;
 	unsigned long flags;
-	bool run = false;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (unlikely(cq->dying)) {
@@ -129,15 +128,30 @@ int mro_cq_post(struct mro_cq *cq, const struct ib_wc *wc, bool solicited)
 		cq->notify = 0;
 		cq->handler_pending = true;
 	}
-	if (cq->handler_pending && !cq->in_handler) {
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return 0;
+}
+
+/*
+ * Run the completion handler if a post armed it.  mro_cq_post() is called
+ * under the QP lock (completions must enter the CQ in order); the handler
+ * may post to that QP, so the QP layer calls this after dropping it.
+ */
+void mro_cq_notify(struct mro_cq *cq)
+{
+	unsigned long flags;
+	bool run = false;
+
+	if (!cq || !READ_ONCE(cq->handler_pending))
+		return;
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->handler_pending && !cq->in_handler && !cq->dying) {
 		cq->in_handler = true;
 		run = true;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
-
 	if (run)
 		mro_cq_run_handler(cq);
-	return 0;
 }
 
 static int mro_cq_check_size(struct mro_dev *dev, int cqe)

@@ -37,6 +37,7 @@ static const struct kernel_param_ops mro_port_ops = {
 module_param_cb(udp_port, &mro_port_ops, &mro_udp_port, 0444);
 MODULE_PARM_DESC(udp_port, "UDP destination port of metaroce packets (default 4796; not 4789-4791 or 4793)");
 
+#ifdef CONFIG_MODULES
 static int mro_module_event(struct notifier_block *nb, unsigned long event,
 			    void *data)
 {
@@ -53,6 +54,27 @@ static struct notifier_block mro_module_nb = {
 	.notifier_call = mro_module_event,
 };
 
+static int mro_guard_rxe(void)
+{
+	return register_module_notifier(&mro_module_nb);
+}
+
+static void mro_unguard_rxe(void)
+{
+	unregister_module_notifier(&mro_module_nb);
+}
+#else
+/* built in: rdma_rxe can only be built in too, and then we are not loaded */
+static int mro_guard_rxe(void)
+{
+	return 0;
+}
+
+static void mro_unguard_rxe(void)
+{
+}
+#endif
+
 static struct notifier_block mro_netdev_nb = {
 	.notifier_call = mro_netdev_event,
 };
@@ -66,7 +88,7 @@ static int __init mro_init(void)
 {
 	int err;
 
-	err = register_module_notifier(&mro_module_nb);
+	err = mro_guard_rxe();
 	if (err)
 		return err;
 	err = mro_rxe_port_check();
@@ -85,7 +107,7 @@ static int __init mro_init(void)
 err_net:
 	mro_net_exit();
 err_module_nb:
-	unregister_module_notifier(&mro_module_nb);
+	mro_unguard_rxe();
 	return err;
 }
 
@@ -95,7 +117,7 @@ static void __exit mro_exit(void)
 	mro_unregister_all();
 	unregister_netdevice_notifier(&mro_netdev_nb);
 	mro_net_exit();
-	unregister_module_notifier(&mro_module_nb);
+	mro_unguard_rxe();
 	pr_info("%s: unloaded\n", MRO_DRV_NAME);
 }
 

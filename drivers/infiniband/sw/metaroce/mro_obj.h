@@ -115,12 +115,15 @@ static inline struct mro_cq *to_mro_cq(struct ib_cq *ibcq)
 
 /*
  * Post one completion.  @wc is the kernel form; it is converted for user
- * CQs.  Calls the completion handler after dropping the CQ lock if the CQ
- * was armed (solicited-only arms fire for @solicited completions only).
+ * CQs.  If the CQ was armed (solicited-only arms fire for @solicited
+ * completions only) the handler becomes pending: the caller runs it with
+ * mro_cq_notify() once it holds no QP lock.
  * Returns -ENOSPC on overflow (the caller moves the QP to error and the
  * core gets IB_EVENT_CQ_ERR).
  */
 int mro_cq_post(struct mro_cq *cq, const struct ib_wc *wc, bool solicited);
+/* run the completion handler armed by earlier posts; no QP lock held */
+void mro_cq_notify(struct mro_cq *cq);
 
 int mro_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  MRO_CREATE_CQ_UDATA_ARG);

@@ -573,6 +573,7 @@ void mro_qp_flush(struct mro_qp *qp)
 		last_wqe = true;
 	}
 	spin_unlock_bh(&qp->lock);
+	mro_qp_notify_cqs(qp);
 	if (last_wqe)
 		mro_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
@@ -587,6 +588,7 @@ void mro_qp_kick(struct mro_qp *qp)
 	mro_req_run(qp, &out, 64);
 	spin_unlock_bh(&qp->lock);
 	mro_tx_send_list(qp->dev, &out);
+	mro_qp_notify_cqs(qp);
 }
 
 /* write one kernel send WR into the SQ ring, in the rxe layout */

@@ -203,6 +203,14 @@ static inline bool mro_qp_connected(struct mro_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
 }
 
+/* run completion handlers armed while the QP lock was held */
+static inline void mro_qp_notify_cqs(struct mro_qp *qp)
+{
+	mro_cq_notify(qp->scq);
+	if (qp->rcq != qp->scq)
+		mro_cq_notify(qp->rcq);
+}
+
 /* mro_qp.c */
 int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);

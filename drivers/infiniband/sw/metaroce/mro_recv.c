@@ -44,6 +44,7 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		mro_req_rcv(qp, hdr, skb, &out);
 	spin_unlock_bh(&qp->lock);
 	mro_tx_send_list(dev, &out);
+	mro_qp_notify_cqs(qp);
 	if (qp->state == IB_QPS_ERR)
 		mro_qp_flush(qp);
 	goto put;

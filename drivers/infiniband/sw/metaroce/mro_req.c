@@ -93,6 +93,12 @@ static bool mro_opcode_ok(struct mro_qp *qp, u32 op)
 	}
 }
 
+/* queue indices are masked: the fetch cursor wraps with them */
+static void mro_sq_head_next(struct mro_qp *qp)
+{
+	qp->sq_head = (qp->sq_head + 1) & qp->sq->index_mask;
+}
+
 static bool mro_is_local_op(u32 op)
 {
 	return op == IB_WR_LOCAL_INV || op == IB_WR_REG_MR ||
@@ -452,7 +458,7 @@ static bool mro_fetch(struct mro_qp *qp)
 	idx = qp->sq_head;
 	s = mro_swqe_at(qp, idx);
 	if (!mro_swqe_load(qp, idx, s)) {
-		qp->sq_head++;
+		mro_sq_head_next(qp);
 		mro_swqe_fail(qp, s, s->status);
 		return false;
 	}
@@ -460,7 +466,7 @@ static bool mro_fetch(struct mro_qp *qp)
 		s->state = MRO_SWQE_FREE;	/* load again later */
 		return false;
 	}
-	qp->sq_head++;
+	mro_sq_head_next(qp);
 	if (mro_is_local_op(s->opcode)) {
 		s->state = MRO_SWQE_DONE;
 		return true;	/* nothing to send; look at the next one */
@@ -941,6 +947,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 unlock:
 	spin_unlock(&qp->lock);
 	mro_tx_send_list(qp->dev, &out);
+	mro_qp_notify_cqs(qp);
 	return HRTIMER_NORESTART;
 }
 
@@ -971,5 +978,6 @@ enum hrtimer_restart mro_req_rnr(struct hrtimer *timer)
 	}
 	spin_unlock(&qp->lock);
 	mro_tx_send_list(qp->dev, &out);
+	mro_qp_notify_cqs(qp);
 	return HRTIMER_NORESTART;
 }
