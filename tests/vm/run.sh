@@ -1,6 +1,6 @@
 #!/bin/bash
 # Run one scenario in the metaroce VM lab.
-#   tests/vm/run.sh --dist bookworm|trixie --topology pair|netns --scenario FILE
+#   tests/vm/run.sh --dist bookworm|trixie --topology pair|netns --scenario FILE|NAME
 #                   [--files PATH ...] [--out DIR] [--timeout SEC] [--boot-timeout SEC]
 #                   [--build-timeout SEC]
 # Results: DIR/<vm>/{result.json,console.log,dmesg.txt,scenario.log} and DIR/summary.json.
@@ -29,7 +29,13 @@ while [ $# -gt 0 ]; do
     esac
 done
 check_dist "$dist"
-[ -f "$scenario" ] || die "--scenario FILE is required (got '$scenario')"
+# --scenario takes a path, or a name from tests/vm/scenarios/ (with or without .sh)
+if [ ! -f "$scenario" ] && [ -n "$scenario" ]; then
+    for c in "$here/scenarios/$scenario" "$here/scenarios/$scenario.sh"; do
+        [ -f "$c" ] && { scenario=$c; break; }
+    done
+fi
+[ -f "$scenario" ] || die "--scenario FILE|NAME is required (got '$scenario')"
 case $topology in
     pair) vms=(a b) ;;
     netns) vms=(vm) ;;
@@ -135,8 +141,8 @@ for vm in "${vms[@]}"; do
     r=$out/$vm/result.json
     results+=("$r")
     if ! jq -e . "$r" >/dev/null 2>&1; then
-        jq -n --arg vm "$vm" --arg s "$name" --arg dist "$dist" \
-            '{vm: $vm, scenario: $s, dist: $dist, status: "fail", exit_code: -1,
+        jq -n --arg vm "$vm" --arg s "$name" --arg dist "$dist" --arg topo "$topology" \
+            '{vm: $vm, scenario: $s, topology: $topo, dist: $dist, status: "fail", exit_code: -1,
               error: "no result.json from guest (timeout, crash or boot failure; see console.log)",
               checks: [], metrics: {}}' >"$r"
         log "VM $vm left no result; end of its console.log and qemu.log:"
