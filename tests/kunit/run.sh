@@ -84,7 +84,7 @@ main() {
 			pure=$(sed -n 's/^metaroce-pure-objs[[:space:]]*:*=//p' "$TESTS_DIR/driver-objs.mk")
 			{
 				echo "# stand-in written by tests/kunit/run.sh: pure-C objects only"
-				echo "-include \$(src)/Kbuild.probes"
+				echo "include \$(srctree)/drivers/infiniband/sw/metaroce-kunit/probes.mk"
 				for o in $pure; do
 					[ -f "$DRV_REPO/${o%.o}.c" ] && echo "obj-\$(CONFIG_METAROCE) += $o"
 				done
