@@ -1,0 +1,102 @@
+#!/bin/bash
+# metaroce-datacheck (pair topology): tools/datacheck between the two VMs over
+# metaroce (server on VM a, client on VM b): SEND, SEND_WITH_IMM, RDMA_WRITE,
+# RDMA_WRITE_WITH_IMM, RDMA_READ, CMP_AND_SWP and FETCH_AND_ADD on 4 RC QPs,
+# every byte verified; then the same under netem loss/reordering/delay on eth0.
+#
+# Files (--files): datacheck (built on the host, see tools/datacheck), metaroce.ko,
+# metaroce-lib.sh; optional datacheck.conf (sourced) to override:
+#   DC_DRIVER=metaroce|rxe   (rxe: the in-tree rdma_rxe, to validate the tool)
+#   DC_ARGS="-n 3"           client arguments for the clean run
+#   DC_NETEM_ARGS="-n 1"     client arguments for the netem run
+#   DC_NETEM="loss 1% reorder 25% 50% delay 1ms"   ("" skips the netem run)
+#   DC_TIMEOUT=300           wall-clock limit per datacheck run (seconds)
+# Example:
+#   tests/vm/run.sh --dist bookworm --topology pair \
+#       --scenario tests/vm/scenarios/metaroce-datacheck.sh \
+#       --files tools/datacheck/datacheck drivers/infiniband/sw/metaroce/metaroce.ko \
+#               tests/vm/scenarios/metaroce-lib.sh
+source "$LAB_LIB"
+
+DC_DRIVER=metaroce
+DC_ARGS="-n 3"
+DC_NETEM_ARGS="-n 1"
+DC_NETEM="loss 1% reorder 25% 50% delay 1ms"
+DC_TIMEOUT=300
+[ -f "$LAB_FILES/datacheck.conf" ] && source "$LAB_FILES/datacheck.conf"
+DC=$LAB_FILES/datacheck
+
+lab_check datacheck-runs "$DC" -h || exit 1
+modprobe -a ib_uverbs rdma_ucm
+if [ "$DC_DRIVER" = rxe ]; then
+    DEV=rxe0
+    modprobe crc32_generic
+    lab_check modprobe-rxe modprobe rdma_rxe || exit 1
+    lab_check link-add rdma link add rxe0 type rxe netdev eth0 || exit 1
+else
+    DEV=mr0
+    source "$LAB_FILES/metaroce-lib.sh"
+    mro_install
+    lab_check modprobe-metaroce modprobe metaroce || exit 1
+    lab_check link-add rdma link add mr0 type metaroce netdev eth0 || exit 1
+    lab_check active mro_wait_state mr0 ACTIVE || exit 1
+fi
+lab_check gid lab_gid_index "$DEV" || exit 1
+lab_barrier ready || exit 1
+
+# dc_run NAME PORT CLIENT-ARGS...: a serves, b runs the client; both sides check
+# the final "datacheck:" line (DC_EXPECT: ERE for its tail, default zero mismatches
+# and errors); the client's ops/bytes/seconds become metrics.
+dc_run() {
+    local name=$1 port=$2 pat out; shift 2
+    pat="^datacheck: role=[a-z]+ qps=[0-9]+ ops=[1-9][0-9]* bytes=[0-9]+ ${DC_EXPECT:-mismatches=0 errors=0 }"
+    if [ "$ROLE" = a ]; then
+        timeout "$DC_TIMEOUT" "$DC" -s -p "$port" -T 120 >"$LAB_WORK/$name-server.log" 2>&1 &
+        local pid=$!
+        sleep 2   # rdma_cm listeners are not TCP sockets: no lab_wait_port
+        lab_barrier "$name" || { kill $pid; return 1; }
+        wait $pid
+        lab_check_grep "$name-server" "$pat" cat "$LAB_WORK/$name-server.log"
+        cp "$LAB_WORK/$name-server.log" "$LAB_OUT/"
+    else
+        lab_barrier "$name" || return 1
+        sleep 1
+        timeout "$DC_TIMEOUT" "$DC" -c "$PEER_IP" -p "$port" -T 120 "$@" \
+            >"$LAB_WORK/$name-client.log" 2>&1
+        lab_check_grep "$name" "$pat" cat "$LAB_WORK/$name-client.log"
+        cp "$LAB_WORK/$name-client.log" "$LAB_OUT/"
+        out=$(grep '^datacheck: role=client' "$LAB_WORK/$name-client.log" | tail -n1)
+        local k v
+        for k in ops bytes mismatches errors seconds; do
+            v=$(sed -n "s/.* $k=\([0-9.]*\).*/\1/p" <<<"$out")
+            [ -n "$v" ] && lab_metric "${name}_$k" "$v"
+        done
+    fi
+    lab_barrier "$name-done"
+}
+
+lab_log "datacheck over $DEV (clean link): $DC_ARGS"
+# shellcheck disable=SC2086
+dc_run datacheck 18600 $DC_ARGS
+
+# self-test of the checker: -F corrupts one byte (or atomic value) per step on QP 0 in
+# iteration 0; both sides must notice (and the client exit non-zero)
+DC_EXPECT='mismatches=[1-9][0-9]* errors=0 ' dc_run datacheck-selftest 18602 -F -n 1 -q 2 -S 1,4096,65536
+
+if [ -n "$DC_NETEM" ]; then
+    modprobe sch_netem
+    # shellcheck disable=SC2086
+    lab_check netem-add tc qdisc add dev eth0 root netem $DC_NETEM
+    lab_barrier netem-up
+    lab_log "datacheck over $DEV with netem $DC_NETEM: $DC_NETEM_ARGS"
+    # shellcheck disable=SC2086
+    dc_run datacheck-netem 18601 $DC_NETEM_ARGS
+    tc -s qdisc show dev eth0
+    tc qdisc del dev eth0 root
+fi
+
+if [ "$DEV" = mr0 ]; then
+    grep -H . /sys/class/infiniband/mr0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | grep -v ':0$'
+    lab_check dmesg-clean mro_dmesg_clean
+fi
+lab_barrier finished
