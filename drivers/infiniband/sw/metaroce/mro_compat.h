@@ -9,13 +9,21 @@
 
 #include <linux/mm.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
+/* ops.create_cq's last argument: the attribute bundle (6.11+) or udata */
 #ifdef MRO_HAVE_CREATE_CQ_ATTRS
-#define MRO_CREATE_CQ_UDATA_ARG struct uverbs_attr_bundle *attrs
-#define mro_create_cq_udata(attrs) ((attrs) ? &(attrs)->driver_udata : NULL)
+#define MRO_CQ_UDATA struct uverbs_attr_bundle
+static inline struct ib_udata *mro_create_cq_udata(MRO_CQ_UDATA *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
 #else
-#define MRO_CREATE_CQ_UDATA_ARG struct ib_udata *attrs
-#define mro_create_cq_udata(attrs) (attrs)
+#define MRO_CQ_UDATA struct ib_udata
+static inline struct ib_udata *mro_create_cq_udata(MRO_CQ_UDATA *udata)
+{
+	return udata;
+}
 #endif
 
 #ifndef MRO_HAVE_MARK_NAME_ASSIGNED

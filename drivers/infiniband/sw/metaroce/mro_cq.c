@@ -162,7 +162,7 @@ static int mro_cq_check_size(struct mro_dev *dev, int cqe)
 }
 
 int mro_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  MRO_CREATE_CQ_UDATA_ARG)
+		  MRO_CQ_UDATA *attrs)
 {
 	struct ib_udata *udata = mro_create_cq_udata(attrs);
 	struct mro_dev *dev = to_mro_dev(ibcq->device);

@@ -126,7 +126,7 @@ int mro_cq_post(struct mro_cq *cq, const struct ib_wc *wc, bool solicited);
 void mro_cq_notify(struct mro_cq *cq);
 
 int mro_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  MRO_CREATE_CQ_UDATA_ARG);
+		  MRO_CQ_UDATA *attrs);
 int mro_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mro_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mro_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -6,6 +6,7 @@
 #ifndef MRO_PARAM_H
 #define MRO_PARAM_H
 
+#include <linux/bits.h>
 #include <rdma/metaroce_wire.h>
 
 #define MRO_VENDOR_ID		0xFFFFFF	/* no IEEE OUI */
@@ -31,7 +32,7 @@
 #define MRO_MAX_SRQ_WR		0x4000
 #define MRO_MAX_SRQ_SGE		27
 #define MRO_MAX_RD_ATOM		128		/* responder resources */
-#define MRO_MAX_MR_SIZE		(1ULL << 40)
+#define MRO_MAX_MR_SIZE		BIT_ULL(40)
 #define MRO_PAGE_SIZE_CAP	0xfffff000
 #define MRO_MAX_PKEYS		1
 #define MRO_GID_TABLE_LEN	1024

@@ -329,8 +329,12 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->highest_acked = qp->snd_una;
 		qp->snd_msn = 0;
 	}
-	qp->mtu = min_t(u32, ib_mtu_enum_to_int(qp->path_mtu),
-			READ_ONCE(dev->payload_mtu));
+	/* UD has no path MTU: a datagram may fill the port's active MTU */
+	if (mro_qp_is_ud(qp))
+		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->active_mtu));
+	else
+		qp->mtu = min_t(u32, ib_mtu_enum_to_int(qp->path_mtu),
+				READ_ONCE(dev->payload_mtu));
 	qp->rto = mro_timeout_to_ktime(qp->timeout);
 	return 0;
 }
@@ -472,6 +476,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_unlock(&qp->modify_lock);
 
 	xa_erase(&qp->dev->qps, qp->qpn);
+	synchronize_rcu();	/* no receive-path lookup still holds the pointer */
 	mro_qp_put(qp);
 	wait_for_completion(&qp->released);
 	hrtimer_cancel(&qp->rto_timer);

@@ -15,7 +15,7 @@ module_param_named(rto_min_us, mro_rto_min_us, uint, 0644);
 MODULE_PARM_DESC(rto_min_us, "minimum retransmission timeout in microseconds, >= 100 (default 1000)");
 
 #define MRO_DUPTHRESH		3	/* PSNs acked beyond a hole: lost */
-#define MRO_READ_CHUNK		64	/* response packets per READ_REQ */
+#define MRO_READ_CHUNK		64	/* response packets per READ_REQ, at most */
 #define MRO_ACK_REQ_EVERY	8
 
 /* IB RNR timer field (5 bits) to microseconds */
@@ -154,7 +154,12 @@ static bool mro_swqe_load(struct mro_qp *qp, u32 idx, struct mro_swqe *s)
 	s->wr_id = READ_ONCE(w->wr.wr_id);
 	s->opcode = READ_ONCE(w->wr.opcode);
 	s->send_flags = READ_ONCE(w->wr.send_flags);
-	s->ex = READ_ONCE(w->wr.ex.invalidate_rkey);
+	if (s->opcode == IB_WR_SEND_WITH_IMM ||
+	    s->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		/* immediate data is carried in network order, as given */
+		s->ex = be32_to_cpu(READ_ONCE(w->wr.ex.imm_data));
+	else
+		s->ex = READ_ONCE(w->wr.ex.invalidate_rkey);
 	s->state = MRO_SWQE_SENDING;
 	s->status = IB_WC_SUCCESS;
 	if (mro_qp_is_ud(qp) || qp->sig_all)
@@ -505,12 +510,14 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 		int err;
 
 		if (s->opcode == IB_WR_RDMA_READ) {
-			n = min_t(u32, s->npkts - s->sent, MRO_READ_CHUNK);
+			/* the responder takes at most half its window */
+			n = min3(s->npkts - s->sent, (u32)MRO_READ_CHUNK,
+				 qp->txwin / 4);
 			len = min_t(u32, n * qp->mtu, s->length - off);
 		}
 		if (rc && mro_inflight(qp) + n > qp->txwin)
 			return -1;
-		if (s->is_read_atomic &&
+		if (s->is_read_atomic && !s->sent &&
 		    qp->rd_atomic_inflight >= max_t(u8, qp->max_rd_atomic, 1))
 			return -1;
 
@@ -533,10 +540,10 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 		}
 		if (rc && !hrtimer_active(&qp->rto_timer))
 			mro_arm_rto(qp);
+		if (s->is_read_atomic && !s->sent)
+			qp->rd_atomic_inflight++;
 		qp->snd_nxt += n;
 		s->sent += n;
-		if (s->is_read_atomic)
-			qp->rd_atomic_inflight++;
 		sent++;
 	}
 	if (s->sent >= s->npkts) {
@@ -690,10 +697,6 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, bool response)
 		s->state = MRO_SWQE_DONE;
 		if (s->is_read_atomic && qp->rd_atomic_inflight)
 			qp->rd_atomic_inflight--;
-	} else if (s->opcode == IB_WR_RDMA_READ &&
-		   !((psn - s->first_psn + 1) % MRO_READ_CHUNK) &&
-		   qp->rd_atomic_inflight) {
-		qp->rd_atomic_inflight--;	/* a chunk finished */
 	}
 }
 
