@@ -30,6 +30,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,7 +54,7 @@
 #define MAX_SGE		3
 #define SGE_GAP		71
 #define POISON		0xa5
-#define MAX_REPORT	20
+#define MAX_REPORT	40
 
 enum op {
 	OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_CAS, OP_FADD,
@@ -86,6 +87,7 @@ struct ctrl {
 	uint64_t ops;		/* reply to FIN: server totals */
 	uint64_t bytes;
 	uint64_t errors;
+	uint64_t total_mismatches;
 };
 
 struct cli_pdata {
@@ -106,6 +108,7 @@ struct srv_pdata {
 
 struct stats {
 	uint64_t ops, bytes, mismatches, errors, remote_mismatches;
+	uint64_t op_bad[OP_COUNT];	/* steps with mismatches, by operation */
 };
 
 struct conn {
@@ -144,6 +147,7 @@ struct conn {
 	unsigned int sq_head, sq_tail;
 	uint64_t next_wrid;
 	uint32_t seq;
+	int cur_op;
 	int failed;
 	struct stats st;
 	pthread_t thr;
@@ -172,6 +176,15 @@ static struct {
 	.port = "18600", .nqp = 4, .iters = 3, .timeout_s = 60,
 	.seed = 0x5eed, .ack_timeout = 18, .max_sge = MAX_SGE,
 };
+
+/* SIGTERM / SIGINT: every wait gives up, the summary line is still printed */
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long reported;
@@ -416,9 +429,9 @@ static int wait_sends(struct conn *c)
 	while (c->sq_head != c->sq_tail) {
 		if (poll_cq(c, 100))
 			return -1;
-		if (c->sq_head != c->sq_tail && now() > end) {
-			logmsg("qp %d: timeout waiting for %u send completion(s)", c->idx,
-			       c->sq_tail - c->sq_head);
+		if (c->sq_head != c->sq_tail && (now() > end || stop)) {
+			logmsg("qp %d: %s waiting for %u send completion(s)", c->idx,
+			       stop ? "interrupted" : "timeout", c->sq_tail - c->sq_head);
 			c->st.errors++;
 			c->failed = 1;
 			return -1;
@@ -434,8 +447,9 @@ static int wait_recv(struct conn *c, struct ibv_wc *wc, int timeout_s)
 	while (c->rq_head == c->rq_tail) {
 		if (poll_cq(c, 100))
 			return -1;
-		if (c->rq_head == c->rq_tail && now() > end) {
-			logmsg("qp %d: timeout waiting for a receive completion", c->idx);
+		if (c->rq_head == c->rq_tail && (now() > end || stop)) {
+			logmsg("qp %d: %s waiting for a receive completion", c->idx,
+			       stop ? "interrupted" : "timeout");
 			c->st.errors++;
 			c->failed = 1;
 			return -1;
@@ -630,7 +644,7 @@ static void *srv_thread(void *arg)
 			r.ops = c->st.ops;
 			r.bytes = c->st.bytes;
 			r.errors = c->st.errors;
-			r.mismatches = c->st.mismatches;
+			r.total_mismatches = c->st.mismatches;
 			if (send_ctrl(c, &r) == 0)
 				wait_sends(c);
 			vlog("qp %d: FIN", c->idx);
@@ -696,6 +710,8 @@ static void *srv_thread(void *arg)
 		}
 		r.mismatches = bad;
 		c->st.mismatches += bad;
+		if (bad && m.op < OP_COUNT)
+			c->st.op_bad[m.op]++;
 		if (send_ctrl(c, &r) || wait_sends(c))
 			break;
 	}
@@ -795,8 +811,11 @@ static int cli_reply(struct conn *c, uint32_t seq, struct ctrl *r)
 		c->failed = 1;
 		return -1;
 	}
-	if (r->mismatches)
+	if (r->mismatches) {
 		c->st.remote_mismatches += r->mismatches;
+		if (r->type == C_REPLY && c->cur_op < OP_COUNT)
+			c->st.op_bad[c->cur_op]++;
+	}
 	return 0;
 }
 
@@ -810,6 +829,8 @@ static int cli_data_step(struct conn *c, int op, uint32_t iter, int si)
 	struct ibv_send_wr wr = { .sg_list = sge };
 	int nsge = 1 + (int)((iter + si + op) % (unsigned int)cfg.max_sge), i, wcop;
 	uint32_t seq = ++c->seq;
+
+	c->cur_op = op;
 
 	m.seq = seq;
 	m.off = GUARD + (iter * 131u + si * 17u + op * 5u) % WOFF_SPAN;
@@ -898,6 +919,8 @@ static int cli_data_step(struct conn *c, int op, uint32_t iter, int si)
 		}
 		bad += poison_check(end, GUARD, "read-beyond", c->idx, op, iter, size);
 		c->st.mismatches += bad;
+		if (bad)
+			c->st.op_bad[op]++;
 		return 0;	/* no round trip: the next step's control resets the source */
 	}
 	return cli_reply(c, seq, &r);
@@ -914,6 +937,7 @@ static int cli_atomic_step(struct conn *c, int op, uint32_t iter)
 	uint64_t bad = 0;
 	int i;
 
+	c->cur_op = op;
 	/* atomic words live in their own area on the server: off is a slot index */
 	m.seq = ++c->seq;
 	if (send_ctrl(c, &m) || wait_sends(c) || cli_reply(c, m.seq, &r))
@@ -956,6 +980,8 @@ static int cli_atomic_step(struct conn *c, int op, uint32_t iter)
 		}
 	}
 	c->st.mismatches += bad;
+	if (bad)
+		c->st.op_bad[op]++;
 	m.type = C_VERIFY;
 	m.value = model ^ (cfg.fault && c->idx == 0 && iter == 0);
 	m.seq = ++c->seq;
@@ -970,6 +996,8 @@ static void *cli_thread(void *arg)
 	double end = cfg.duration > 0 ? now() + cfg.duration : 0;
 	uint32_t iter;
 	struct ctrl m = { .type = C_FIN, .seq = 0x7fffffff }, r;
+
+	c->cur_op = OP_COUNT;
 
 	for (iter = 0; ; iter++) {
 		int oi, si;
@@ -993,7 +1021,7 @@ static void *cli_thread(void *arg)
 	if (send_ctrl(c, &m) || wait_sends(c) || cli_reply(c, m.seq, &r))
 		goto fail;
 	vlog("qp %d: server: ops=%" PRIu64 " bytes=%" PRIu64 " mismatches=%" PRIu64
-	     " errors=%" PRIu64, c->idx, r.ops, r.bytes, r.mismatches, r.errors);
+	     " errors=%" PRIu64, c->idx, r.ops, r.bytes, r.total_mismatches, r.errors);
 	if (r.errors) {
 		logmsg("qp %d: server reports %" PRIu64 " error(s)", c->idx, r.errors);
 		c->st.errors += r.errors;
@@ -1086,10 +1114,17 @@ static void fill_conn_param(struct rdma_conn_param *p, const void *pd, int len,
 static int get_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev, int timeout_s)
 {
 	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	int ret = poll(&pfd, 1, timeout_s * 1000);
+	double end = now() + timeout_s;
+	int ret = 0;
 
+	while (!stop && now() < end) {
+		ret = poll(&pfd, 1, 200);
+		if (ret > 0)
+			break;
+	}
 	if (ret <= 0) {
-		logmsg("timeout waiting for a connection manager event");
+		logmsg("%s waiting for a connection manager event",
+		       stop ? "interrupted" : "timeout");
 		return -1;
 	}
 	if (rdma_get_cm_event(ch, ev)) {
@@ -1163,6 +1198,19 @@ static int finish(const char *role, struct conn *conns, int n, int extra_errors)
 
 	sum_stats(conns, n, &t);
 	t.errors += extra_errors;
+	if (t.mismatches) {
+		int o, i;
+
+		printf("datacheck: role=%s steps with mismatches by op:", role);
+		for (o = 0; o < OP_COUNT; o++) {
+			uint64_t k = 0;
+
+			for (i = 0; i < n; i++)
+				k += conns[i].st.op_bad[o];
+			printf(" %s=%" PRIu64, op_names[o], k);
+		}
+		printf("\n");
+	}
 	printf("datacheck: role=%s qps=%d ops=%" PRIu64 " bytes=%" PRIu64 " mismatches=%" PRIu64
 	       " errors=%" PRIu64 " seconds=%.1f\n", role, n, t.ops, t.bytes, t.mismatches,
 	       t.errors, el);
@@ -1379,6 +1427,13 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	t_start = now();
+	{
+		struct sigaction sa = { .sa_handler = on_signal };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+	}
 	while ((opt = getopt(argc, argv, "sc:a:p:q:n:t:S:o:T:u:g:Ix:vFh")) != -1) {
 		switch (opt) {
 		case 's': cfg.server = 1; break;

@@ -51,7 +51,7 @@ dc_run() {
     local name=$1 port=$2 pat out; shift 2
     pat="^datacheck: role=[a-z]+ qps=[0-9]+ ops=[1-9][0-9]* bytes=[0-9]+ ${DC_EXPECT:-mismatches=0 errors=0 }"
     if [ "$ROLE" = a ]; then
-        timeout "$DC_TIMEOUT" "$DC" -s -p "$port" -T 120 >"$LAB_WORK/$name-server.log" 2>&1 &
+        timeout -k 30 "$DC_TIMEOUT" "$DC" -s -p "$port" -T 120 >"$LAB_WORK/$name-server.log" 2>&1 &
         local pid=$!
         sleep 2   # rdma_cm listeners are not TCP sockets: no lab_wait_port
         lab_barrier "$name" || { kill $pid; return 1; }
@@ -61,7 +61,7 @@ dc_run() {
     else
         lab_barrier "$name" || return 1
         sleep 1
-        timeout "$DC_TIMEOUT" "$DC" -c "$PEER_IP" -p "$port" -T 120 "$@" \
+        timeout -k 30 "$DC_TIMEOUT" "$DC" -c "$PEER_IP" -p "$port" -T 120 "$@" \
             >"$LAB_WORK/$name-client.log" 2>&1
         lab_check_grep "$name" "$pat" cat "$LAB_WORK/$name-client.log"
         cp "$LAB_WORK/$name-client.log" "$LAB_OUT/"
@@ -73,6 +73,19 @@ dc_run() {
         done
     fi
     lab_barrier "$name-done"
+    counters "$name"
+}
+
+# counters NAME: metaroce's non-zero port counters after a run (cumulative) into the
+# result dir; out-of-order / duplicate packet counts as metrics
+counters() {
+    [ "$DEV" = mr0 ] || return 0
+    local d=/sys/class/infiniband/mr0/ports/1/hw_counters c
+    grep -H . "$d"/* 2>/dev/null | sed 's|.*/||' | grep -v ':0$' >"$LAB_OUT/$1-counters.txt"
+    cat "$LAB_OUT/$1-counters.txt"
+    for c in rx_out_of_order rx_duplicate; do
+        [ -r "$d/$c" ] && lab_metric "${1}_${c}_${ROLE}" "$(cat "$d/$c")"
+    done
 }
 
 lab_log "datacheck over $DEV (clean link): $DC_ARGS"
@@ -95,8 +108,5 @@ if [ -n "$DC_NETEM" ]; then
     tc qdisc del dev eth0 root
 fi
 
-if [ "$DEV" = mr0 ]; then
-    grep -H . /sys/class/infiniband/mr0/ports/1/hw_counters/* 2>/dev/null | sed 's|.*/||' | grep -v ':0$'
-    lab_check dmesg-clean mro_dmesg_clean
-fi
+[ "$DEV" = mr0 ] && lab_check dmesg-clean mro_dmesg_clean
 lab_barrier finished
