@@ -9,154 +9,181 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib/common.sh"
 
-usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# The whole script is one function, parsed before it runs: editing run.sh while a run is in
+# progress cannot break that run.
+main() {
+    usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-dist=bookworm topology='' scenario='' out='' timeout=900 boot_timeout=240 build_timeout=3000
-files=()
-while [ $# -gt 0 ]; do
-    case $1 in
-        --dist) dist=$2; shift 2 ;;
-        --topology) topology=$2; shift 2 ;;
-        --scenario) scenario=$2; shift 2 ;;
-        --out) out=$2; shift 2 ;;
-        --timeout) timeout=$2; shift 2 ;;
-        --boot-timeout) boot_timeout=$2; shift 2 ;;
-        --build-timeout) build_timeout=$2; shift 2 ;;
-        --files) shift
-                 while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do files+=("$1"); shift; done ;;
-        -h|--help) usage ;;
-        *) echo "unknown argument: $1" >&2; usage ;;
+    dist=bookworm topology='' scenario='' out='' timeout=900 boot_timeout=240 build_timeout=3000
+    files=()
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --dist) dist=$2; shift 2 ;;
+            --topology) topology=$2; shift 2 ;;
+            --scenario) scenario=$2; shift 2 ;;
+            --out) out=$2; shift 2 ;;
+            --timeout) timeout=$2; shift 2 ;;
+            --boot-timeout) boot_timeout=$2; shift 2 ;;
+            --build-timeout) build_timeout=$2; shift 2 ;;
+            --files) shift
+                     while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do files+=("$1"); shift; done ;;
+            -h|--help) usage ;;
+            *) echo "unknown argument: $1" >&2; usage ;;
+        esac
+    done
+    check_dist "$dist"
+    # --scenario takes a path, or a name from tests/vm/scenarios/ (with or without .sh)
+    if [ ! -f "$scenario" ] && [ -n "$scenario" ]; then
+        for c in "$here/scenarios/$scenario" "$here/scenarios/$scenario.sh"; do
+            [ -f "$c" ] && { scenario=$c; break; }
+        done
+    fi
+    [ -f "$scenario" ] || die "--scenario FILE|NAME is required (got '$scenario')"
+    case $topology in
+        pair) vms=(a b) ;;
+        netns) vms=(vm) ;;
+        *) die "--topology must be pair or netns" ;;
     esac
-done
-check_dist "$dist"
-# --scenario takes a path, or a name from tests/vm/scenarios/ (with or without .sh)
-if [ ! -f "$scenario" ] && [ -n "$scenario" ]; then
-    for c in "$here/scenarios/$scenario" "$here/scenarios/$scenario.sh"; do
-        [ -f "$c" ] && { scenario=$c; break; }
-    done
-fi
-[ -f "$scenario" ] || die "--scenario FILE|NAME is required (got '$scenario')"
-case $topology in
-    pair) vms=(a b) ;;
-    netns) vms=(vm) ;;
-    *) die "--topology must be pair or netns" ;;
-esac
-name=$(basename "$scenario" .sh)
-guest_timeout=$(( timeout > 240 ? timeout - 120 : timeout / 2 ))
+    name=$(basename "$scenario" .sh)
+    guest_timeout=$(( timeout > 240 ? timeout - 120 : timeout / 2 ))
 
-need_host_pkgs qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils jq:jq
+    need_host_pkgs qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils jq:jq
 
-# 1. image (cached)
-log "image for $dist (build timeout ${build_timeout}s)"
-t=$SECONDS
-img=$(timeout --kill-after=60 "$build_timeout" bash "$here/lab.sh" image "$dist" | tail -n1)
-[ -f "$img" ] || die "no image for $dist"
-log "image ready ($((SECONDS - t))s): $img"
+    # 1. image (cached)
+    log "image for $dist (build timeout ${build_timeout}s)"
+    t=$SECONDS
+    img=$(timeout --kill-after=60 "$build_timeout" bash "$here/lab.sh" image "$dist" | tail -n1)
+    [ -f "$img" ] || die "no image for $dist"
+    log "image ready ($((SECONDS - t))s): $img"
 
-# 2. run directory: in/ (read-only share for all VMs) and one output dir per VM
-if [ -z "$out" ]; then
-    out=$(mktemp -d "/tmp/metaroce-lab-$name-$dist-$(date +%Y%m%d-%H%M%S)-XXXX")
-fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-rm -rf "$out/in"
-mkdir -p "$out/in/guest" "$out/in/files"
-cp "$here/guest/init.sh" "$here/guest/lib.sh" "$out/in/guest/"
-cp "$scenario" "$out/in/scenario.sh"
-for f in "${files[@]}"; do cp -a "$f" "$out/in/files/"; done
-scratch=$(mktemp -d /tmp/metaroce-vm.XXXXXX)   # overlays, sockets: short paths, thrown away
-
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    sleep 1
-    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# 3. boot
-declare -A ip=([a]=10.99.0.1 [b]=10.99.0.2) mac=([a]=52:54:00:99:00:01 [b]=52:54:00:99:00:02 [vm]=52:54:00:98:00:01)
-declare -A peer=([a]=b [b]=a)
-t_boot=$SECONDS
-for vm in "${vms[@]}"; do
-    vmdir=$out/$vm
-    rm -rf "$vmdir"; mkdir -p "$vmdir"
-    netdev=
-    {
-        echo "LAB_VM=$vm"
-        echo "LAB_SCENARIO=$name"
-        echo "LAB_TOPOLOGY=$topology"
-        echo "LAB_DIST=$dist"
-        echo "LAB_TIMEOUT=$guest_timeout"
-        if [ "$topology" = pair ]; then
-            echo "ROLE=$vm"
-            echo "MY_IP=${ip[$vm]}"
-            echo "PEER_IP=${ip[${peer[$vm]}]}"
-        fi
-    } >"$vmdir/vm.env"
-    if [ "$topology" = pair ]; then
-        netdev="dgram,local.type=unix,local.path=$scratch/$vm.sock,remote.type=unix,remote.path=$scratch/${peer[$vm]}.sock"
+    # 2. run directory: in/ (read-only share for all VMs) and one output dir per VM
+    if [ -z "$out" ]; then
+        out=$(mktemp -d "/tmp/metaroce-lab-$name-$dist-$(date +%Y%m%d-%H%M%S)-XXXX")
     fi
-    pid=$(bash "$here/lib/vm-start.sh" "$img" "$vmdir" "$scratch" "${mac[$vm]}" "$out/in" "$netdev")
-    pids+=("$pid")
-    log "booted VM $vm (pid $pid), console: $vmdir/console.log"
-done
+    mkdir -p "$out"
+    out=$(cd "$out" && pwd)
+    rm -rf "$out/in"
+    mkdir -p "$out/in/guest" "$out/in/files"
+    cp "$here/guest/init.sh" "$here/guest/lib.sh" "$out/in/guest/"
+    cp "$scenario" "$out/in/scenario.sh"
+    for f in "${files[@]}"; do cp -a "$f" "$out/in/files/"; done
+    scratch=$(mktemp -d /tmp/metaroce-vm.XXXXXX)   # overlays, sockets: short paths, thrown away
 
-# 4. wait: every VM must reach the harness ("lab: vm=" on its console) within the boot
-#    timeout and power off within the overall timeout; then kill only our own QEMUs.
-deadline=$((SECONDS + timeout))
-boot_deadline=$((SECONDS + boot_timeout))
-declare -A booted=()
-while :; do
-    alive=0
-    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [ $alive = 0 ] && break
+    pids=()
+    cleanup() {
+        local p
+        for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+        sleep 1
+        for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+        rm -rf "$scratch"
+    }
+    trap cleanup EXIT
+    trap 'exit 130' INT TERM
+
+    # 3. boot
+    declare -A ip=([a]=10.99.0.1 [b]=10.99.0.2) mac=([a]=52:54:00:99:00:01 [b]=52:54:00:99:00:02 [vm]=52:54:00:98:00:01)
+    declare -A peer=([a]=b [b]=a)
+    t_boot=$SECONDS
     for vm in "${vms[@]}"; do
-        if [ -z "${booted[$vm]:-}" ] && grep -q '^lab: vm=' "$out/$vm/console.log" 2>/dev/null; then
-            booted[$vm]=1
-            log "VM $vm reached the harness after $((SECONDS - t_boot))s"
+        vmdir=$out/$vm
+        rm -rf "$vmdir"; mkdir -p "$vmdir"
+        netdev=
+        {
+            echo "LAB_VM=$vm"
+            echo "LAB_SCENARIO=$name"
+            echo "LAB_TOPOLOGY=$topology"
+            echo "LAB_DIST=$dist"
+            echo "LAB_TIMEOUT=$guest_timeout"
+            if [ "$topology" = pair ]; then
+                echo "ROLE=$vm"
+                echo "MY_IP=${ip[$vm]}"
+                echo "PEER_IP=${ip[${peer[$vm]}]}"
+            fi
+        } >"$vmdir/vm.env"
+        if [ "$topology" = pair ]; then
+            netdev="dgram,local.type=unix,local.path=$scratch/$vm.sock,remote.type=unix,remote.path=$scratch/${peer[$vm]}.sock"
         fi
+        pid=$(bash "$here/lib/vm-start.sh" "$img" "$vmdir" "$scratch" "${mac[$vm]}" "$out/in" "$netdev")
+        pids+=("$pid")
+        log "booted VM $vm (pid $pid), console: $vmdir/console.log"
     done
-    if [ ${#booted[@]} -lt ${#vms[@]} ] && [ $SECONDS -ge $boot_deadline ]; then
-        log "boot timeout (${boot_timeout}s): killing VMs ${pids[*]}"
-        break
-    fi
-    if [ $SECONDS -ge $deadline ]; then
-        log "timeout after ${timeout}s: killing VMs ${pids[*]}"
-        break
-    fi
-    sleep 1
-done
-cleanup
-pids=()
-wall=$((SECONDS - t_boot))
 
-# 5. collect
-rc=0
-results=()
-for vm in "${vms[@]}"; do
-    r=$out/$vm/result.json
-    results+=("$r")
-    if ! jq -e . "$r" >/dev/null 2>&1; then
-        jq -n --arg vm "$vm" --arg s "$name" --arg dist "$dist" --arg topo "$topology" \
-            '{vm: $vm, scenario: $s, topology: $topo, dist: $dist, status: "fail", exit_code: -1,
-              error: "no result.json from guest (timeout, crash or boot failure; see console.log)",
-              checks: [], metrics: {}}' >"$r"
-        log "VM $vm left no result; end of its console.log and qemu.log:"
-        tail -n 15 "$out/$vm/console.log" "$out/$vm/qemu.log" >&2 2>/dev/null || true
-    fi
-    [ -f "$out/$vm/dmesg.txt" ] || cp "$out/$vm/console.log" "$out/$vm/dmesg.txt" 2>/dev/null || true
-    jq -r --arg vm "$vm" '.checks[] | "\(if .ok then "PASS" else "FAIL" end) \($vm)/\(.name)"' "$r"
-    jq -r --arg vm "$vm" '.metrics // {} | to_entries[] | "METRIC \($vm)/\(.key)=\(.value)"' "$r"
-    st=$(jq -r .status "$r")
-    echo "VM $vm: $st (exit_code $(jq -r .exit_code "$r"), $(jq '.checks | length' "$r") checks)"
-    [ "$st" = pass ] || rc=1
-done
-jq -s --arg dist "$dist" --arg s "$name" --argjson wall "$wall" \
-    '{scenario: $s, dist: $dist, wall_s: $wall, status: (if all(.status == "pass") then "pass" else "fail" end), vms: .}' \
-    "${results[@]}" >"$out/summary.json"
-echo "scenario $name on $dist ($topology): $([ $rc = 0 ] && echo PASS || echo FAIL) in ${wall}s; results: $out"
-exit $rc
+    # 4. wait: every VM must reach the harness ("lab: vm=" on its console) within the boot
+    #    timeout and power off within the overall timeout; then kill only our own QEMUs.
+    deadline=$((SECONDS + timeout))
+    boot_deadline=$((SECONDS + boot_timeout))
+    declare -A booted=() gone=()
+    peer_grace=${LAB_PEER_GRACE:-30}
+    while :; do
+        alive=0
+        for i in "${!vms[@]}"; do
+            vm=${vms[$i]}
+            if kill -0 "${pids[$i]}" 2>/dev/null; then
+                alive=1
+            elif [ -z "${gone[$vm]:-}" ]; then
+                gone[$vm]=1
+                if [ ! -s "$out/$vm/result.json" ]; then
+                    # crashed (panic, triple fault) or powered off early: the peers cannot finish
+                    log "VM $vm stopped without a result; giving the others ${peer_grace}s"
+                    [ $((SECONDS + peer_grace)) -lt $deadline ] && deadline=$((SECONDS + peer_grace))
+                fi
+            fi
+        done
+        [ $alive = 0 ] && break
+        for vm in "${vms[@]}"; do
+            if [ -z "${booted[$vm]:-}" ] && grep -q '^lab: vm=' "$out/$vm/console.log" 2>/dev/null; then
+                booted[$vm]=1
+                log "VM $vm reached the harness after $((SECONDS - t_boot))s"
+            fi
+        done
+        if [ ${#booted[@]} -lt ${#vms[@]} ] && [ $SECONDS -ge $boot_deadline ]; then
+            log "boot timeout (${boot_timeout}s): killing VMs ${pids[*]}"
+            break
+        fi
+        if [ $SECONDS -ge $deadline ]; then
+            log "timeout after ${timeout}s: killing VMs ${pids[*]}"
+            break
+        fi
+        sleep 1
+    done
+    cleanup
+    pids=()
+    wall=$((SECONDS - t_boot))
+
+    # 5. collect
+    rc=0
+    results=()
+    for vm in "${vms[@]}"; do
+        r=$out/$vm/result.json
+        results+=("$r")
+        if ! jq -e . "$r" >/dev/null 2>&1; then
+            why="no result.json from guest (timeout, crash or boot failure; see console.log)"
+            if grep -qE 'Kernel panic|BUG:|Oops' "$out/$vm/console.log" 2>/dev/null; then
+                why="guest kernel crashed: $(grep -m1 -oE '(Kernel panic|BUG:|Oops).*' "$out/$vm/console.log" | tr -d '\r')"
+            fi
+            # keep the checks and metrics the guest recorded before it stopped
+            touch "$out/$vm/checks.jsonl" "$out/$vm/metrics.jsonl"
+            jq -n --arg vm "$vm" --arg s "$name" --arg dist "$dist" --arg topo "$topology" --arg why "$why" \
+                --slurpfile checks "$out/$vm/checks.jsonl" --slurpfile metrics "$out/$vm/metrics.jsonl" \
+                '{vm: $vm, scenario: $s, topology: $topo, dist: $dist, status: "fail", exit_code: -1,
+                  error: $why, checks: $checks,
+                  metrics: (reduce $metrics[] as $m ({}; .[$m.name] = $m.value))}' >"$r"
+            log "VM $vm left no result; end of its console.log and qemu.log:"
+            tail -n 15 "$out/$vm/console.log" "$out/$vm/qemu.log" >&2 2>/dev/null || true
+        fi
+        [ -f "$out/$vm/dmesg.txt" ] || cp "$out/$vm/console.log" "$out/$vm/dmesg.txt" 2>/dev/null || true
+        jq -r --arg vm "$vm" '.checks[] | "\(if .ok then "PASS" else "FAIL" end) \($vm)/\(.name)"' "$r"
+        jq -r --arg vm "$vm" '.metrics // {} | to_entries[] | "METRIC \($vm)/\(.key)=\(.value)"' "$r"
+        st=$(jq -r .status "$r")
+        echo "VM $vm: $st (exit_code $(jq -r .exit_code "$r"), $(jq '.checks | length' "$r") checks)$(jq -r '.error // "" | if . == "" then "" else ": " + . end' "$r")"
+        [ "$st" = pass ] || rc=1
+    done
+    jq -s --arg dist "$dist" --arg s "$name" --argjson wall "$wall" \
+        '{scenario: $s, dist: $dist, wall_s: $wall, status: (if all(.status == "pass") then "pass" else "fail" end), vms: .}' \
+        "${results[@]}" >"$out/summary.json"
+    echo "scenario $name on $dist ($topology): $([ $rc = 0 ] && echo PASS || echo FAIL) in ${wall}s; results: $out"
+    exit $rc
+}
+
+main "$@"
+exit $?

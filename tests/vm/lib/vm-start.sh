@@ -18,7 +18,7 @@ qemu-img create -q -f qcow2 -F raw -b "$img" "$overlay" >&2
 # shellcheck disable=SC2054  # commas belong to QEMU options
 args=(
     -name "lab-$name" -nodefaults -no-user-config
-    -accel tcg -cpu max -m "${LAB_VM_MEM:-2G}" -smp "${LAB_VM_SMP:-1}"
+    -accel tcg -cpu "${LAB_VM_CPU:-max}" -m "${LAB_VM_MEM:-2G}" -smp "${LAB_VM_SMP:-1}"
     -display none -vga none -monitor none -no-reboot
     -serial "file:$vmdir/console.log"
     -kernel "$imgdir/vmlinuz" -initrd "$imgdir/initrd.img"
