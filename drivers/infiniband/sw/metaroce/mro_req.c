@@ -431,8 +431,11 @@ static void mro_arm_rto(struct mro_qp *qp)
 {
 	u64 us = max_t(u32, READ_ONCE(mro_rto_min_us), 100);
 
+	/* RFC 6298 shape; before the first RTT sample, the IB ACK timeout */
 	if (qp->srtt_us)
 		us = max_t(u64, us, qp->srtt_us + 4ULL * qp->rttvar_us);
+	else
+		us = max_t(u64, us, ktime_to_us(qp->rto));
 	us = min_t(u64, us, ktime_to_us(qp->rto));
 	us <<= min_t(u32, qp->backoff, 6);
 	hrtimer_start(&qp->rto_timer, ns_to_ktime(us * NSEC_PER_USEC),

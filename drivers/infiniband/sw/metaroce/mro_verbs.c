@@ -125,6 +125,7 @@ static const struct ib_device_ops mro_dev_ops = {
 	.create_cq = mro_create_cq,
 	.create_qp = mro_create_qp,
 	.create_srq = mro_create_srq,
+	.create_user_ah = mro_create_ah,
 	.dealloc_driver = mro_dev_dealloc,
 	.dealloc_mw = mro_dealloc_mw,
 	.dealloc_pd = mro_dealloc_pd,
