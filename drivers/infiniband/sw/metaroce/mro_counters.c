@@ -23,6 +23,16 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_RX_DUP].name = "rx_duplicate",
 	[MRO_CNT_RX_OOO].name = "rx_out_of_order",
 	[MRO_CNT_TX_ERR].name = "tx_err",
+	[MRO_CNT_ACKS_SENT].name = "acks_sent",
+	[MRO_CNT_ACKS_RCVD].name = "acks_rcvd",
+	[MRO_CNT_RETRANSMITS].name = "retransmits",
+	[MRO_CNT_LOSS_DETECTED].name = "loss_detected",
+	[MRO_CNT_RTO].name = "rto_expired",
+	[MRO_CNT_RNR_NAK_SENT].name = "rnr_nak_sent",
+	[MRO_CNT_RNR_NAK_RCVD].name = "rnr_nak_rcvd",
+	[MRO_CNT_NAK_SENT].name = "nak_sent",
+	[MRO_CNT_NAK_RCVD].name = "nak_rcvd",
+	[MRO_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
 	[MRO_CNT_LINK_DOWNED].name = "link_downed",
 };
 

@@ -574,6 +574,7 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 			continue;
 		s = mro_swqe_at(qp, t->swqe);
 		qp->lost--;
+		mro_count(qp->dev->stats, MRO_CNT_RETRANSMITS, 1);
 		err = mro_emit(qp, t->swqe, s, psn, t->offset,
 			       t->len, true, out);
 		if (err) {
@@ -741,6 +742,7 @@ static void mro_detect_loss(struct mro_qp *qp)
 		t->state = MRO_TX_LOST;
 		qp->lost++;
 		qp->paths.path[t->path].lost++;
+		mro_count(qp->dev->stats, MRO_CNT_LOSS_DETECTED, 1);
 	}
 }
 
@@ -782,6 +784,9 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 	    mro_seq_before(cum, qp->snd_una - qp->txwin))
 		return;
 	mro_rtt_sample(qp, a->ts_echo, a->echo_path);
+	mro_count(qp->dev->stats, a->syndrome == METAROCE_SYN_ACK ?
+		  MRO_CNT_ACKS_RCVD : a->syndrome == METAROCE_SYN_RNR_NAK ?
+		  MRO_CNT_RNR_NAK_RCVD : MRO_CNT_NAK_RCVD, 1);
 
 	switch (a->syndrome) {
 	case METAROCE_SYN_ACK:
@@ -928,9 +933,11 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 
 		if (s)
 			mro_swqe_fail(qp, s, IB_WC_RETRY_EXC_ERR);
+		mro_count(qp->dev->stats, MRO_CNT_RETRY_EXCEEDED, 1);
 		mro_req_complete_ready(qp);
 		goto unlock;
 	}
+	mro_count(qp->dev->stats, MRO_CNT_RTO, 1);
 	if (qp->retry_left)
 		qp->retry_left--;
 	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {

@@ -46,6 +46,7 @@ static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
 	mro_tx_seal(skb);
 	__skb_queue_tail(out, skb);
 	qp->ack_pending = 0;
+	mro_count(qp->dev->stats, MRO_CNT_ACKS_SENT, 1);
 }
 
 static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
@@ -53,6 +54,8 @@ static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
 {
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
+	mro_count(qp->dev->stats, syn == METAROCE_SYN_RNR_NAK ?
+		  MRO_CNT_RNR_NAK_SENT : MRO_CNT_NAK_SENT, 1);
 	mro_send_ack(qp, req, syn,
 		     syn == METAROCE_SYN_RNR_NAK ? qp->min_rnr_timer : 0,
 		     req->psn, out);
