@@ -70,6 +70,15 @@ main() {
 			[ "$mode" = standin ] && [ "$(basename "$f")" = Makefile ] && continue
 			ln -sfn "$f" "$DRV_TREE/$(basename "$f")"
 		done
+		# The driver's Kbuild.probes puts $(KBUILD_CPPFLAGS) before
+		# $(LINUXINCLUDE); on UML that picks x86's asm/bug.h and every probe
+		# including a kernel header fails. Use probes.mk (same probes/, same
+		# MRO_HAVE_* names, real include order) in this copy of the tree.
+		if [ -f "$DRV_REPO/Kbuild.probes" ] &&
+		   grep -q 'KBUILD_CPPFLAGS) $(LINUXINCLUDE)' "$DRV_REPO/Kbuild.probes"; then
+			ln -sfn "$TESTS_DIR/probes.mk" "$DRV_TREE/Kbuild.probes"
+			echo "run.sh: note: driver's Kbuild.probes replaced by tests/kunit/probes.mk (UML include order)" >&2
+		fi
 		if [ "$mode" = standin ]; then
 			if [ ! -f "$DRV_REPO/Kconfig" ]; then
 				cat >"$DRV_TREE/Kconfig" <<-'EOF'
@@ -237,18 +246,35 @@ main() {
 	BUILD=$KDIR/build-$FULLVER-$KEY
 	mkdir -p "$BUILD"
 	LOG=$OUTDIR/kunit.log
-	rm -f "$OUTDIR/kunit-real-driver.log"
+	# no stale results from an earlier run
+	rm -f "$OUTDIR/kunit-real-driver.log" "$LOG" "$OUTDIR/test.log" "$OUTDIR/ktap.txt" \
+		"$OUTDIR/results.json" "$OUTDIR/config"
 	START=$(date +%s)
+
+	# auto: remember that this exact driver source did not build on UML, so
+	# the next runs go straight to the stand-in until the driver changes.
+	DRV_HASH=$(cd "$DRV_REPO" 2>/dev/null && find . \( -name '*.[ch]' -o -name 'Kconfig' -o -name 'Kbuild*' \
+		-o -name Makefile \) -type f -print0 | sort -z | xargs -0 cat 2>/dev/null | sha256sum | cut -c1-16)
+	REAL_FAILED=$BUILD/.metaroce-real-driver-failed
+	if [ "$DRIVER_MODE" = auto ] && [ "$WANT_MODE" = real ] && [ -f "$REAL_FAILED" ] &&
+	   [ "$(cat "$REAL_FAILED")" = "$DRV_HASH" ]; then
+		echo "run.sh: WARNING: this driver source did not build on UML last time; using the stand-in" >&2
+		echo "run.sh: WARNING: (METAROCE_KUNIT_DRIVER=real to try again, or change the driver)" >&2
+		WANT_MODE=standin
+	fi
 
 	setup_driver "$WANT_MODE"
 	run_kunit
 	if [ "$DRIVER_MODE" = auto ] && [ "$WANT_MODE" = real ] && ! has_summary &&
 	   grep -qE '(sw/metaroce/[^ :]*:[0-9]+:[0-9]+: error:|sw/metaroce/[^ ]*\.o\] Error)' "$LOG"; then
 		mv "$LOG" "$OUTDIR/kunit-real-driver.log"
+		echo "$DRV_HASH" >"$REAL_FAILED"
 		echo "run.sh: WARNING: the driver does not build on UML (see $OUTDIR/kunit-real-driver.log);" >&2
 		echo "run.sh: WARNING: running again with the stand-in driver Kbuild (pure-C objects only)" >&2
 		setup_driver standin
 		run_kunit
+	elif [ "$WANT_MODE" = real ] && has_summary; then
+		rm -f "$REAL_FAILED"
 	fi
 	END=$(date +%s)
 
