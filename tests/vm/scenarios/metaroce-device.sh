@@ -75,7 +75,8 @@ lab_check link-delete-gone mro_gone mr0
 
 # netdev deletion removes the device
 lab_check link-add-2 rdma link add mr2 type metaroce netdev v0
-ip link del v0
+mro_wait_state mr2 ACTIVE
+lab_check netdev-del mro_run_or_dump 60 ip link del v0
 lab_check netdev-del-gone mro_gone mr2
 
 # a link inside a network namespace

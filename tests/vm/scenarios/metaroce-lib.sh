@@ -51,3 +51,22 @@ mro_dmesg_clean() {
     fi
     return 0
 }
+
+# mro_run_or_dump SECONDS CMD...: run CMD; if it is still running after
+# SECONDS, dump the blocked tasks to the kernel log (for the console) and
+# fail
+mro_run_or_dump() {
+    local t=$1 pid i
+    shift
+    "$@" &
+    pid=$!
+    for ((i = 0; i < t * 5; i++)); do
+        kill -0 $pid 2>/dev/null || { wait $pid; return; }
+        sleep 0.2
+    done
+    echo 1 >/proc/sys/kernel/sysrq
+    echo w >/proc/sysrq-trigger
+    ls /sys/class/infiniband >&2
+    dmesg | tail -n 150 >&2
+    return 1
+}

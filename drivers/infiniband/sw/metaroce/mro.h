@@ -97,6 +97,7 @@ int mro_rxe_port_check(void);
 struct sock *mro_net_sk6(struct net *net);
 
 /* mro_verbs.c: the ib_device_ops table and its registration */
+void mro_set_ops(struct mro_dev *dev);
 int mro_register_device(struct mro_dev *dev, const char *ibdev_name);
 
 #endif /* MRO_H */

@@ -172,6 +172,7 @@ int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 	dev = ib_alloc_device(mro_dev, ib_dev);
 	if (!dev)
 		return -ENOMEM;
+	mro_set_ops(dev);
 	atomic_inc(&mro_devs_alive);
 	INIT_LIST_HEAD(&dev->list);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);

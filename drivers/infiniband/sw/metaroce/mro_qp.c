@@ -127,6 +127,9 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 	qp->ares = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->ares), GFP_KERNEL);
 	if (!qp->ares)
 		return -ENOMEM;
+	qp->pend = kcalloc(MRO_NPEND, sizeof(*qp->pend), GFP_KERNEL);
+	if (!qp->pend)
+		return -ENOMEM;
 	if (mro_qp_is_ud(qp))
 		npaths = 1;
 	return mro_paths_init(&qp->paths, npaths, get_random_u32(),
@@ -136,6 +139,7 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 static void mro_qp_free_all(struct mro_qp *qp)
 {
 	mro_paths_free(&qp->paths);
+	kfree(qp->pend);
 	kfree(qp->ares);
 	kvfree(qp->rmsg);
 	mro_rxwin_free(&qp->rxwin);
@@ -271,6 +275,8 @@ static void mro_qp_reset_transport(struct mro_qp *qp)
 		qp->rmsg[i].state = MRO_RMSG_FREE;
 	for (i = 0; i < MRO_MAX_RD_ATOM; i++)
 		qp->ares[i].valid = false;
+	for (i = 0; i < MRO_NPEND; i++)
+		qp->pend[i].valid = false;
 }
 
 static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)

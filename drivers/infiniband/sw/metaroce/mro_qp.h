@@ -86,10 +86,22 @@ struct mro_rmsg {
 	bool error;
 	enum ib_wc_status status;
 	u32 msn;
+	u32 last_psn;		/* PSN of its last packet (or of an error) */
 	u32 length;
 	u32 received;		/* payload bytes placed */
 	u32 imm;
 	struct mro_recv_wqe wqe;
+};
+
+/*
+ * A READ or atomic request that arrived before PSNs it must follow: it
+ * runs when the receive window's base reaches it (IB orders them).
+ */
+#define MRO_NPEND	16
+
+struct mro_pending_req {
+	bool valid;
+	struct mro_hdr hdr;
 };
 
 /* a remembered atomic result for duplicate requests */
@@ -173,7 +185,8 @@ struct mro_qp {
 	u32 rcv_msn;			/* next message to complete */
 	u32 nmsg;			/* rmsg ring size (pow2) */
 	struct mro_rmsg *rmsg;
-	struct mro_atomic_res *ares;	/* max_dest_rd_atomic entries */
+	struct mro_atomic_res *ares;	/* MRO_MAX_RD_ATOM entries */
+	struct mro_pending_req *pend;	/* MRO_NPEND entries */
 	u32 ares_next;
 	u32 ack_pending;		/* packets since last ACK */
 	u32 ecn_ce;			/* CE-marked packets received */

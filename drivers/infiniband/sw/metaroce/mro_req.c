@@ -940,13 +940,17 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 	mro_count(qp->dev->stats, MRO_CNT_RTO, 1);
 	if (qp->retry_left)
 		qp->retry_left--;
+	/*
+	 * Resend only the oldest PSN still out (and any sent long before):
+	 * the ACKs it brings back (SACK) find the rest.  A timer that fired
+	 * late, e.g. in a descheduled VM, then costs one packet, not a window.
+	 */
 	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
 		struct mro_txslot *t = mro_slot(qp, psn);
 
 		if (t->state != MRO_TX_SENT)
 			continue;
-		if (psn != qp->snd_una &&
-		    now - t->sent_us < ktime_to_us(qp->rto))
+		if (fired && now - t->sent_us < 4 * ktime_to_us(qp->rto))
 			continue;
 		t->state = MRO_TX_LOST;
 		qp->lost++;

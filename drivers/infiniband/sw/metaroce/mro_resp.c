@@ -115,7 +115,9 @@ static void mro_complete_rmsgs(struct mro_qp *qp)
 		struct mro_rmsg *m = &qp->rmsg[qp->rcv_msn & (qp->nmsg - 1)];
 		struct ib_wc wc = {};
 
-		if (m->state != MRO_RMSG_DONE || m->msn != qp->rcv_msn)
+		/* all PSNs up to its last one (earlier WRITEs too) are in */
+		if (m->state != MRO_RMSG_DONE || m->msn != qp->rcv_msn ||
+		    !mro_seq_after(qp->rxwin.base, m->last_psn))
 			break;
 		wc.wr_id = m->wqe.wr_id;
 		wc.status = m->status;
@@ -161,6 +163,7 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 		}
 		m->state = MRO_RMSG_ACTIVE;
 		m->msn = msn;
+		m->last_psn = hdr->psn;
 		m->opcode = hdr->opcode;
 		m->length = hdr->msg.length;
 		m->received = 0;
@@ -218,7 +221,11 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 	m->received += hdr->payload_len;
 	if (hdr->flags & METAROCE_F_SOLICITED)
 		m->solicited = true;
-	if (m->received >= m->length || m->status != IB_WC_SUCCESS) {
+	if ((hdr->flags & METAROCE_F_LAST) || m->status != IB_WC_SUCCESS)
+		m->last_psn = hdr->psn;
+	if ((m->received >= m->length && (hdr->flags & METAROCE_F_LAST ||
+					   m->last_psn == hdr->psn)) ||
+	    m->status != IB_WC_SUCCESS) {
 		if (m->status == IB_WC_SUCCESS &&
 		    hdr->opcode == METAROCE_OP_SEND_INV &&
 		    mro_mem_invalidate(qp->dev, qp->ibqp.pd, m->imm, qp->qpn))
@@ -392,6 +399,72 @@ access:
 	return -EACCES;
 }
 
+/* keep a READ/atomic that arrived early; false if there is no room */
+static bool mro_pend_add(struct mro_qp *qp, const struct mro_hdr *hdr)
+{
+	int i, free = -1;
+
+	for (i = 0; i < MRO_NPEND; i++) {
+		if (qp->pend[i].valid && qp->pend[i].hdr.psn == hdr->psn)
+			return true;	/* a duplicate of one waiting */
+		if (!qp->pend[i].valid && free < 0)
+			free = i;
+	}
+	if (free < 0)
+		return false;
+	qp->pend[free].hdr = *hdr;
+	qp->pend[free].valid = true;
+	return true;
+}
+
+/* execute a READ/atomic now in PSN order; marks its PSNs */
+static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
+			      struct sk_buff_head *out)
+{
+	int n, i;
+
+	if (hdr->opcode == METAROCE_OP_READ_REQ) {
+		n = mro_resp_read(qp, hdr, out);
+		if (n < 0)
+			return n;
+		/* the responses use the PSNs after this one */
+		for (i = 1; i < n; i++)
+			if (mro_rxwin_classify(&qp->rxwin, hdr->psn + i) ==
+			    MRO_RX_NEW)
+				mro_rxwin_mark(&qp->rxwin, hdr->psn + i);
+	} else if (mro_resp_atomic(qp, hdr, false, out)) {
+		return -EACCES;
+	}
+	mro_rxwin_mark(&qp->rxwin, hdr->psn);
+	return 0;
+}
+
+/* run the waiting READ/atomic requests whose turn has come */
+static void mro_pend_run(struct mro_qp *qp, struct sk_buff_head *out)
+{
+	bool again = true;
+	int i;
+
+	while (again && qp->state != IB_QPS_ERR) {
+		again = false;
+		for (i = 0; i < MRO_NPEND; i++) {
+			struct mro_pending_req *p = &qp->pend[i];
+
+			if (!p->valid)
+				continue;
+			if (mro_seq_before(p->hdr.psn, qp->rxwin.base)) {
+				p->valid = false;	/* covered meanwhile */
+				continue;
+			}
+			if (p->hdr.psn != qp->rxwin.base)
+				continue;
+			p->valid = false;
+			if (!mro_exec_rd_atomic(qp, &p->hdr, out))
+				again = true;
+		}
+	}
+}
+
 /* a request-direction packet for this RC/UC QP (lock held) */
 void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		  struct sk_buff *skb, struct sk_buff_head *out)
@@ -400,7 +473,7 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	enum mro_rx_class cls;
 	bool ack_now = false;
-	int n, i;
+	int n;
 
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		return;
@@ -417,7 +490,8 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	}
 	if (cls == MRO_RX_DUP) {
 		mro_count(qp->dev->stats, MRO_CNT_RX_DUP, 1);
-		if (hdr->opcode == METAROCE_OP_READ_REQ)
+		if (hdr->opcode == METAROCE_OP_READ_REQ &&
+		    mro_seq_before(hdr->psn, qp->rxwin.base))
 			mro_resp_read(qp, hdr, out);
 		else if (hdr->opcode == METAROCE_OP_CMP_SWAP ||
 			 hdr->opcode == METAROCE_OP_FETCH_ADD)
@@ -448,25 +522,24 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 			return;
 		break;
 	case METAROCE_OP_READ_REQ:
-		n = mro_resp_read(qp, hdr, out);
-		if (n < 0)
-			return;
-		/* the responses use the PSNs after this one */
-		for (i = 1; i < n; i++)
-			if (mro_rxwin_classify(&qp->rxwin, hdr->psn + i) ==
-			    MRO_RX_NEW)
-				mro_rxwin_mark(&qp->rxwin, hdr->psn + i);
-		break;
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
-		if (mro_resp_atomic(qp, hdr, false, out))
+		/* they see memory as every earlier request left it */
+		if (hdr->psn != qp->rxwin.base) {
+			mro_pend_add(qp, hdr);
+			goto ack;
+		}
+		if (mro_exec_rd_atomic(qp, hdr, out))
 			return;
-		break;
+		goto marked;
 	default:
 		goto bad;
 	}
 	mro_rxwin_mark(&qp->rxwin, hdr->psn);
+marked:
+	mro_pend_run(qp, out);
 	mro_complete_rmsgs(qp);
+ack:
 
 	if (!rc)
 		return;

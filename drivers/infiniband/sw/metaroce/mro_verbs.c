@@ -213,6 +213,15 @@ static void mro_init_device_attr(struct mro_dev *dev)
 	a->local_ca_ack_delay = 15;
 }
 
+/*
+ * Install the ops table first thing after allocation: from then on
+ * ib_dealloc_device() runs our dealloc_driver, which undoes newlink.
+ */
+void mro_set_ops(struct mro_dev *dev)
+{
+	ib_set_device_ops(&dev->ib_dev, &mro_dev_ops);
+}
+
 int mro_register_device(struct mro_dev *dev, const char *ibdev_name)
 {
 	struct ib_device *ibdev = &dev->ib_dev;
@@ -231,7 +240,6 @@ int mro_register_device(struct mro_dev *dev, const char *ibdev_name)
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
-	ib_set_device_ops(ibdev, &mro_dev_ops);
 	err = ib_device_set_netdev(ibdev, dev->ndev, 1);
 	if (err)
 		return err;
