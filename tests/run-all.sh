@@ -21,7 +21,7 @@ cd "$REPO" || exit 1
 dists="bookworm trixie"
 skip=""
 only=""
-scenarios="device verbs"
+scenarios="device verbs datacheck pyverbs"
 while [ $# -gt 0 ]; do
     case $1 in
         --dists) dists=$2; shift 2 ;;
@@ -79,6 +79,13 @@ if want kunit; then
 fi
 
 if want vm; then
+    # the data-integrity tool runs in the guests; build it on the host
+    dc=$REPO/tools/datacheck/datacheck
+    if ! { dpkg -s libibverbs-dev librdmacm-dev >/dev/null 2>&1 ||
+           DEBIAN_FRONTEND=noninteractive apt-get install -y -q libibverbs-dev librdmacm-dev >/dev/null; } ||
+       ! make -C tools/datacheck >"$OUT/datacheck-build.log" 2>&1; then
+        record datacheck-build 1
+    fi
     for dist in $dists; do
         ko=$(ls "$REPO"/out/"$dist"/*/metaroce.ko 2>/dev/null | head -n1)
         if [ -z "$ko" ]; then
@@ -89,13 +96,14 @@ if want vm; then
         mkdir -p "$files"
         cp "$ko" "$files/metaroce.ko"
         cp tests/vm/scenarios/metaroce-lib.sh "$files/"
+        [ -x "$dc" ] && cp "$dc" "$files/"
         for sc in $scenarios; do
             script=tests/vm/scenarios/metaroce-$sc.sh
-            topo=$(sed -n 's/^# metaroce-[a-z-]* (\([a-z]*\) topology).*/\1/p' "$script")
+            topo=$(sed -n 's/^# metaroce-[a-z-]* (\([a-z]*\) topology[,)].*/\1/p' "$script")
             log "vm $dist $sc ($topo)"
             tests/vm/run.sh --dist "$dist" --topology "$topo" --scenario "$script" \
-                --files "$files/metaroce.ko" "$files/metaroce-lib.sh" \
-                --out "$OUT/vm-$dist-$sc" --timeout 1500 >"$OUT/vm-$dist-$sc.log" 2>&1
+                --files "$files"/* \
+                --out "$OUT/vm-$dist-$sc" --timeout 2400 >"$OUT/vm-$dist-$sc.log" 2>&1
             rc=$?
             grep -E '^(PASS|FAIL)|check|result' "$OUT/vm-$dist-$sc.log" | tail -n 80
             # every guest check counts

@@ -37,12 +37,12 @@ pingpong() {
 }
 
 for size in 4096 65536; do
-    pingpong rc-pingpong-$size ibv_rc_pingpong -d mr0 -g "$GID" -s $size -n 200 -c
-    pingpong uc-pingpong-$size ibv_uc_pingpong -d mr0 -g "$GID" -s $size -n 200 -c
-    pingpong srq-pingpong-$size ibv_srq_pingpong -d mr0 -g "$GID" -s $size -n 200 -q 4 -c
+    pingpong rc-pingpong-$size ibv_rc_pingpong -d mr0 -g "$GID" -s $size -n 100 -c
+    pingpong uc-pingpong-$size ibv_uc_pingpong -d mr0 -g "$GID" -s $size -n 100 -c
+    pingpong srq-pingpong-$size ibv_srq_pingpong -d mr0 -g "$GID" -s $size -n 100 -q 4 -c
 done
-pingpong ud-pingpong-4096 ibv_ud_pingpong -d mr0 -g "$GID" -s 4096 -n 200 -c
-pingpong ud-pingpong-1024 ibv_ud_pingpong -d mr0 -g "$GID" -s 1024 -n 200 -c
+pingpong ud-pingpong-4096 ibv_ud_pingpong -d mr0 -g "$GID" -s 4096 -n 100 -c
+pingpong ud-pingpong-1024 ibv_ud_pingpong -d mr0 -g "$GID" -s 1024 -n 100 -c
 
 # perftest NAME ARGS...: bandwidth/latency with 4 QPs where it applies
 perftest() {

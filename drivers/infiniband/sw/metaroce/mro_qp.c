@@ -689,14 +689,18 @@ int mro_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (qp->is_user) {
-		/* the rxe ABI doorbell: a POST_SEND with no work requests */
-		mro_qp_kick(qp);
-		return 0;
-	}
-	if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR) {
+	/* RESET, INIT and RTR cannot send (ERR flushes) */
+	if (qp->state < IB_QPS_RTS) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (qp->is_user) {
+		/* the rxe ABI doorbell: a POST_SEND with no work requests */
+		if (qp->state == IB_QPS_ERR)
+			mro_qp_flush(qp);
+		else
+			mro_qp_kick(qp);
+		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (; wr; wr = wr->next) {

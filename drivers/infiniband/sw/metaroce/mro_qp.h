@@ -83,6 +83,7 @@ struct mro_rmsg {
 	u8 state;
 	u8 opcode;		/* METAROCE_OP_* of the message */
 	bool solicited;
+	bool got_last;		/* its LAST packet arrived */
 	bool error;
 	enum ib_wc_status status;
 	u32 msn;

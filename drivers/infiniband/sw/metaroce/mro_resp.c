@@ -164,6 +164,7 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 		m->state = MRO_RMSG_ACTIVE;
 		m->msn = msn;
 		m->last_psn = hdr->psn;
+		m->got_last = false;
 		m->opcode = hdr->opcode;
 		m->length = hdr->msg.length;
 		m->received = 0;
@@ -221,10 +222,13 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 	m->received += hdr->payload_len;
 	if (hdr->flags & METAROCE_F_SOLICITED)
 		m->solicited = true;
-	if ((hdr->flags & METAROCE_F_LAST) || m->status != IB_WC_SUCCESS)
+	if (hdr->flags & METAROCE_F_LAST) {
 		m->last_psn = hdr->psn;
-	if ((m->received >= m->length && (hdr->flags & METAROCE_F_LAST ||
-					   m->last_psn == hdr->psn)) ||
+		m->got_last = true;
+	} else if (m->status != IB_WC_SUCCESS && !m->got_last) {
+		m->last_psn = hdr->psn;
+	}
+	if ((m->got_last && m->received >= m->length) ||
 	    m->status != IB_WC_SUCCESS) {
 		if (m->status == IB_WC_SUCCESS &&
 		    hdr->opcode == METAROCE_OP_SEND_INV &&
