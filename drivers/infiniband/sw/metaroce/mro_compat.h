@@ -14,13 +14,14 @@
 /* ops.create_cq's last argument: the attribute bundle (6.11+) or udata */
 #ifdef MRO_HAVE_CREATE_CQ_ATTRS
 #define MRO_CQ_UDATA struct uverbs_attr_bundle
-static inline struct ib_udata *mro_create_cq_udata(MRO_CQ_UDATA *attrs)
+static inline struct ib_udata *
+mro_create_cq_udata(struct uverbs_attr_bundle *attrs)
 {
 	return attrs ? &attrs->driver_udata : NULL;
 }
 #else
 #define MRO_CQ_UDATA struct ib_udata
-static inline struct ib_udata *mro_create_cq_udata(MRO_CQ_UDATA *udata)
+static inline struct ib_udata *mro_create_cq_udata(struct ib_udata *udata)
 {
 	return udata;
 }
