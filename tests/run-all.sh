@@ -105,6 +105,19 @@ if want vm; then
                 --files "$files"/* \
                 --out "$OUT/vm-$dist-$sc" --timeout 2400 >"$OUT/vm-$dist-$sc.log" 2>&1
             rc=$?
+            # a VM that crashed or never reported (emulator trouble under
+            # TCG) is retried once; a failed check is never retried
+            if [ $rc != 0 ] && jq -e '[.vms[] | select(.error)] | length > 0' \
+                    "$OUT/vm-$dist-$sc/summary.json" >/dev/null 2>&1; then
+                log "vm $dist $sc: a VM gave no result ($(jq -r '[.vms[].error // empty] | join("; ")' \
+                    "$OUT/vm-$dist-$sc/summary.json")); retrying once"
+                echo "RETRY vm-$dist-$sc (VM gave no result)" >>"$summary"
+                mv "$OUT/vm-$dist-$sc" "$OUT/vm-$dist-$sc.try1"
+                tests/vm/run.sh --dist "$dist" --topology "$topo" --scenario "$script" \
+                    --files "$files"/* \
+                    --out "$OUT/vm-$dist-$sc" --timeout 2400 >"$OUT/vm-$dist-$sc.log" 2>&1
+                rc=$?
+            fi
             grep -E '^(PASS|FAIL)|check|result' "$OUT/vm-$dist-$sc.log" | tail -n 80
             # every guest check counts
             for r in "$OUT/vm-$dist-$sc"/*/result.json; do

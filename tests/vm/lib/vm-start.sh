@@ -22,7 +22,7 @@ args=(
     -display none -vga none -monitor none -no-reboot
     -serial "file:$vmdir/console.log"
     -kernel "$imgdir/vmlinuz" -initrd "$imgdir/initrd.img"
-    -append "root=/dev/vda rw rootfstype=ext4 console=ttyS0 init=/lab/init net.ifnames=0 fsck.mode=skip panic=-1 ${LAB_VM_APPEND:-}"
+    -append "root=/dev/vda rw rootfstype=ext4 console=ttyS0 init=/lab/init net.ifnames=0 fsck.mode=skip panic=-1 no_timer_check ${LAB_VM_APPEND:-}"
     -drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe"
     -device virtio-rng-pci
     -fsdev "local,id=labin,path=$indir,security_model=none,readonly=on"

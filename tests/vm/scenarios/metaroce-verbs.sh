@@ -53,7 +53,10 @@ perftest() {
         sleep 1
         lab_barrier "$name" || return 1
         wait $pid
-        lab_check_grep "$name-server" '^ *[0-9]+ +[0-9]+' cat "$LAB_WORK/$name.out"
+        local rc=$?
+        # READ/WRITE servers are passive and print no results in some
+        # perftest versions: the server must just finish cleanly
+        lab_check "$name-server" test "$rc" -eq 0
     else
         lab_barrier "$name" || return 1
         sleep 1
