@@ -52,6 +52,10 @@ struct mro_dev {
 	struct xarray mems;		/* key >> 8 -> struct mro_mem */
 	struct xarray srqs;		/* srq_num -> struct mro_srq */
 	struct xarray ahs;		/* ah_num -> struct mro_ah */
+	struct list_head mcgs;		/* multicast groups (mro_mcast.c) */
+	struct mutex mcg_mutex;		/* joins and leaves */
+	spinlock_t mcg_lock;		/* attached QPN lists */
+	u32 nmcg;
 	u32 qp_next;			/* cursors for xa_alloc_cyclic() */
 	u32 mem_next;
 	u32 srq_next;

@@ -10,7 +10,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/wait.h>
 
-#include "mro.h"
+#include "mro_qp.h"
 
 static LIST_HEAD(mro_devs);		/* RCU readers, writers hold the lock */
 static DEFINE_MUTEX(mro_devs_lock);
@@ -179,6 +179,9 @@ int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&dev->mems, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->srqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1);
+	INIT_LIST_HEAD(&dev->mcgs);
+	mutex_init(&dev->mcg_mutex);
+	spin_lock_init(&dev->mcg_lock);
 	dev->port_state = IB_PORT_NOP;	/* forces the first update */
 	write_pnet(&dev->net, net);
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
@@ -234,6 +237,7 @@ void mro_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&dev->mems);
 	xa_destroy(&dev->srqs);
 	xa_destroy(&dev->ahs);
+	mro_mcast_cleanup(dev);
 	if (atomic_dec_and_test(&mro_devs_alive))
 		wake_up(&mro_devs_wq);
 }

@@ -267,6 +267,13 @@ void mro_tx_seal(struct sk_buff *skb);
 void mro_tx_send_list(struct mro_dev *dev, struct sk_buff_head *list);
 u32 mro_now_us(void);
 
+/* mro_mcast.c: multicast groups */
+int mro_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int mro_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
+		   const struct mro_hdr *hdr);
+void mro_mcast_cleanup(struct mro_dev *dev);
+
 /* mro_recv.c: packet dispatch */
 void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	     const struct mro_hdr *hdr);

@@ -18,6 +18,10 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	struct sk_buff_head out;
 	struct mro_qp *qp;
 
+	if (hdr->dqpn == METAROCE_QPN_MASK && mro_ud_opcode(hdr->opcode)) {
+		mro_mcast_rcv(dev, skb, hdr);
+		goto free;
+	}
 	qp = mro_qp_get(dev, hdr->dqpn);
 	if (!qp) {
 		mro_count(dev->stats, MRO_CNT_DROP_NO_QP, 1);

@@ -92,6 +92,9 @@ static int mro_xmit4(struct mro_dev *dev, struct net *net,
 	};
 	struct rtable *rt;
 
+	/* a multicast group is reached through our own netdev */
+	if (ipv4_is_multicast(daddr) && dev->ndev)
+		fl.flowi4_oif = dev->ndev->ifindex;
 	rt = ip_route_output_key(net, &fl);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
@@ -121,6 +124,8 @@ static int mro_xmit6(struct mro_dev *dev, struct net *net,
 
 	if (!sk || !ipv6_stub->ipv6_dst_lookup_flow)
 		return -EAFNOSUPPORT;
+	if (ipv6_addr_is_multicast(&daddr) && dev->ndev)
+		fl6.flowi6_oif = dev->ndev->ifindex;
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);

@@ -121,6 +121,7 @@ static const struct ib_device_ops mro_dev_ops = {
 	.alloc_mw = mro_alloc_mw,
 	.alloc_pd = mro_alloc_pd,
 	.alloc_ucontext = mro_alloc_ucontext,
+	.attach_mcast = mro_attach_mcast,
 	.create_ah = mro_create_ah,
 	.create_cq = mro_create_cq,
 	.create_qp = mro_create_qp,
@@ -135,6 +136,7 @@ static const struct ib_device_ops mro_dev_ops = {
 	.destroy_cq = mro_destroy_cq,
 	.destroy_qp = mro_destroy_qp,
 	.destroy_srq = mro_destroy_srq,
+	.detach_mcast = mro_detach_mcast,
 	.get_dev_fw_str = mro_get_dev_fw_str,
 	.get_dma_mr = mro_get_dma_mr,
 	.get_hw_stats = mro_get_hw_stats,
@@ -210,6 +212,10 @@ static void mro_init_device_attr(struct mro_dev *dev)
 	a->max_srq_sge = MRO_MAX_SRQ_SGE;
 	a->max_fast_reg_page_list_len = 512;
 	a->max_pkeys = MRO_MAX_PKEYS;
+	a->max_mcast_grp = MRO_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = MRO_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = MRO_MAX_MCAST_GRP *
+				       MRO_MAX_MCAST_QP_ATTACH;
 	a->local_ca_ack_delay = 15;
 }
 

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce multicast: UD QPs attached to a multicast GID receive the
+ * datagrams sent to its IP group.  Attaching the first QP joins the group
+ * on the netdev (IGMP/MLD); the receive path fans a datagram addressed to
+ * QPN 0xffffff out to every attached QP.
+ */
+#include <linux/igmp.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/rculist.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+
+#include "mro_qp.h"
+
+struct mro_mcg {
+	struct list_head list;		/* dev->mcgs, RCU readers */
+	struct rcu_head rcu;
+	struct in6_addr addr;		/* the GID: IPv6 or v4-mapped */
+	u32 nqp;
+	u32 qpn[MRO_MAX_MCAST_QP_ATTACH];
+};
+
+static struct mro_mcg *mro_mcg_find(struct mro_dev *dev,
+				    const struct in6_addr *addr)
+{
+	struct mro_mcg *g;
+
+	list_for_each_entry_rcu(g, &dev->mcgs, list,
+				lockdep_is_held(&dev->mcg_mutex))
+		if (ipv6_addr_equal(&g->addr, addr))
+			return g;
+	return NULL;
+}
+
+/* join or leave the IP group on the netdev (process context) */
+static void mro_mcg_ip(struct mro_dev *dev, const struct in6_addr *addr,
+		       bool join)
+{
+	struct net_device *ndev = dev->ndev;
+	struct in_device *in_dev;
+
+	if (!ndev)
+		return;
+	if (ipv6_addr_v4mapped(addr)) {
+		rtnl_lock();
+		in_dev = __in_dev_get_rtnl(ndev);
+		if (in_dev) {
+			if (join)
+				ip_mc_inc_group(in_dev, addr->s6_addr32[3]);
+			else
+				ip_mc_dec_group(in_dev, addr->s6_addr32[3]);
+		}
+		rtnl_unlock();
+	} else if (IS_ENABLED(CONFIG_IPV6)) {
+		if (join)
+			ipv6_dev_mc_inc(ndev, addr);
+		else
+			ipv6_dev_mc_dec(ndev, addr);
+	}
+}
+
+static bool mro_gid_is_mcast(const union ib_gid *gid)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid->raw;
+
+	if (ipv6_addr_v4mapped(a))
+		return ipv4_is_multicast(a->s6_addr32[3]);
+	return ipv6_addr_is_multicast(a);
+}
+
+int mro_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct mro_qp *qp = to_mro_qp(ibqp);
+	struct mro_dev *dev = qp->dev;
+	const struct in6_addr *addr = (const struct in6_addr *)gid->raw;
+	struct mro_mcg *g;
+	int err = 0;
+	u32 i;
+
+	if (ibqp->qp_type != IB_QPT_UD || !mro_gid_is_mcast(gid))
+		return -EINVAL;
+
+	mutex_lock(&dev->mcg_mutex);
+	g = mro_mcg_find(dev, addr);
+	if (!g) {
+		if (dev->nmcg >= MRO_MAX_MCAST_GRP) {
+			err = -ENOMEM;
+			goto out;
+		}
+		g = kzalloc(sizeof(*g), GFP_KERNEL);
+		if (!g) {
+			err = -ENOMEM;
+			goto out;
+		}
+		g->addr = *addr;
+		mro_mcg_ip(dev, addr, true);
+		dev->nmcg++;
+		spin_lock_bh(&dev->mcg_lock);
+		list_add_tail_rcu(&g->list, &dev->mcgs);
+		spin_unlock_bh(&dev->mcg_lock);
+	}
+	for (i = 0; i < g->nqp; i++)
+		if (g->qpn[i] == qp->qpn)
+			goto out;	/* attached already */
+	if (g->nqp >= MRO_MAX_MCAST_QP_ATTACH) {
+		err = -ENOMEM;
+		goto out;
+	}
+	spin_lock_bh(&dev->mcg_lock);
+	g->qpn[g->nqp] = qp->qpn;
+	smp_store_release(&g->nqp, g->nqp + 1);
+	spin_unlock_bh(&dev->mcg_lock);
+out:
+	mutex_unlock(&dev->mcg_mutex);
+	return err;
+}
+
+int mro_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct mro_qp *qp = to_mro_qp(ibqp);
+	struct mro_dev *dev = qp->dev;
+	const struct in6_addr *addr = (const struct in6_addr *)gid->raw;
+	struct mro_mcg *g;
+	int err = -EINVAL;
+	u32 i;
+
+	mutex_lock(&dev->mcg_mutex);
+	g = mro_mcg_find(dev, addr);
+	if (!g)
+		goto out;
+	for (i = 0; i < g->nqp; i++) {
+		if (g->qpn[i] != qp->qpn)
+			continue;
+		spin_lock_bh(&dev->mcg_lock);
+		g->qpn[i] = g->qpn[g->nqp - 1];
+		g->nqp--;
+		if (!g->nqp)
+			list_del_rcu(&g->list);
+		spin_unlock_bh(&dev->mcg_lock);
+		err = 0;
+		break;
+	}
+	if (!err && !g->nqp) {
+		mro_mcg_ip(dev, addr, false);
+		dev->nmcg--;
+		kfree_rcu(g, rcu);
+	}
+out:
+	mutex_unlock(&dev->mcg_mutex);
+	return err;
+}
+
+/* a datagram sent to a multicast group: give it to every attached QP */
+void mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
+		   const struct mro_hdr *hdr)
+{
+	u32 qpn[MRO_MAX_MCAST_QP_ATTACH];
+	struct in6_addr daddr;
+	struct mro_mcg *g;
+	u32 i, n = 0;
+
+	if (ip_hdr(skb)->version == 4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &daddr);
+	else
+		daddr = ipv6_hdr(skb)->daddr;
+
+	rcu_read_lock();
+	g = mro_mcg_find(dev, &daddr);
+	if (g) {
+		spin_lock_bh(&dev->mcg_lock);
+		n = g->nqp;
+		memcpy(qpn, g->qpn, n * sizeof(qpn[0]));
+		spin_unlock_bh(&dev->mcg_lock);
+	}
+	rcu_read_unlock();
+	if (!n)
+		mro_count(dev->stats, MRO_CNT_DROP_NO_QP, 1);
+
+	for (i = 0; i < n; i++) {
+		struct mro_qp *qp = mro_qp_get(dev, qpn[i]);
+
+		if (!qp)
+			continue;
+		spin_lock_bh(&qp->lock);
+		mro_resp_ud_rcv(qp, hdr, skb);
+		spin_unlock_bh(&qp->lock);
+		mro_qp_notify_cqs(qp);
+		mro_qp_put(qp);
+	}
+}
+
+void mro_mcast_cleanup(struct mro_dev *dev)
+{
+	struct mro_mcg *g, *tmp;
+
+	/* the core detaches every QP before it destroys it: normally empty */
+	list_for_each_entry_safe(g, tmp, &dev->mcgs, list) {
+		list_del(&g->list);
+		kfree(g);
+	}
+}
