@@ -31,8 +31,26 @@ lab_check_grep send-lat '^ *64 +100' ip netns exec h2 timeout 60 ib_send_lat -d 
 wait
 ip netns exec h1 timeout 100 ib_write_bw -d mr1 -x "$G1" -s 65536 -n 100 -F >"$LAB_WORK/bw.out" 2>&1 &
 sleep 1
+(
+    for _ in $(seq 120); do
+        rdma resource show qp link mr2/1 -dd >"$LAB_WORK/res.txt" 2>&1
+        grep -q 'p7_tx_pkts [1-9]' "$LAB_WORK/res.txt" && break
+        sleep 0.5
+    done
+) &
 lab_check_grep write-bw '^ *65536 +100' ip netns exec h2 timeout 100 ib_write_bw -d mr2 -x "$G2" -s 65536 -n 100 -F 10.98.0.1
 wait
+cat "$LAB_WORK/res.txt"
+[ -f "$LAB_FILES/mro-paths" ] && python3 "$LAB_FILES/mro-paths" -i 0 || true
+ip netns exec h1 timeout 100 ib_write_bw -d mr1 -x "$G1" -s 65536 -n 50 -F >/dev/null 2>&1 &
+sleep 1
+ip netns exec h2 timeout 100 ib_write_bw -d mr2 -x "$G2" -s 65536 -n 50 -F 10.98.0.1 >/dev/null 2>&1 &
+sleep 3
+rdma -j -dd resource show qp link mr2/1 | head -c 3000
+echo
+[ -f "$LAB_FILES/mro-paths" ] && python3 "$LAB_FILES/mro-paths" -d mr2 -i 0
+wait
+lab_check_grep qp-path-telemetry 'p7_tx_pkts [1-9]' cat "$LAB_WORK/res.txt"
 for d in mr1 mr2; do
     echo "== $d"
     grep -H . /sys/class/infiniband/$d/ports/1/hw_counters/* | sed 's|.*/||' | grep -v ':0$'

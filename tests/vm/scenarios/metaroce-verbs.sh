@@ -71,7 +71,25 @@ perftest() {
     lab_barrier "$name-done"
 }
 
+# per-path telemetry of a live QP: rdma resource show qp -dd while a
+# transfer runs (the client side looks while its QPs exist)
+if [ "$ROLE" = b ]; then
+    (
+        for _ in $(seq 120); do
+            rdma resource show qp link mr0/1 -dd >"$LAB_WORK/res.txt" 2>&1
+            grep -q 'p7_tx_pkts [1-9]' "$LAB_WORK/res.txt" && break
+            sleep 0.5
+        done
+    ) &
+    sampler=$!
+fi
 perftest send-bw ib_send_bw -q 4 -s 65536 -n 200 -F
+if [ "$ROLE" = b ]; then
+    kill $sampler 2>/dev/null
+    wait $sampler 2>/dev/null
+    lab_check_grep qp-path-telemetry 'p7_tx_pkts [1-9]' cat "$LAB_WORK/res.txt"
+    lab_check_grep qp-path-sport 'p0_sport [0-9]+' cat "$LAB_WORK/res.txt"
+fi
 perftest write-bw ib_write_bw -q 4 -s 65536 -n 200 -F
 perftest read-bw ib_read_bw -q 4 -s 65536 -n 200 -F
 perftest atomic-bw ib_atomic_bw -q 4 -n 200 -F

@@ -111,7 +111,7 @@ int mro_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	}
 	spin_lock_bh(&dev->mcg_lock);
 	g->qpn[g->nqp] = qp->qpn;
-	smp_store_release(&g->nqp, g->nqp + 1);
+	g->nqp++;
 	spin_unlock_bh(&dev->mcg_lock);
 out:
 	mutex_unlock(&dev->mcg_mutex);

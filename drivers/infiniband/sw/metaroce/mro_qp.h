@@ -173,7 +173,8 @@ struct mro_qp {
 	u32 rnr_left;
 	bool rnr_wait;
 	u32 rnr_psn;
-	ktime_t rto;
+	ktime_t rto;			/* IB local ACK timeout */
+	u32 rto_us;			/* current RTO before backoff */
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 backoff;
@@ -266,6 +267,9 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 void mro_tx_seal(struct sk_buff *skb);
 void mro_tx_send_list(struct mro_dev *dev, struct sk_buff_head *list);
 u32 mro_now_us(void);
+
+/* mro_restrack.c: rdma resource show qp -dd */
+int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /* mro_mcast.c: multicast groups */
 int mro_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

@@ -17,6 +17,7 @@ MODULE_PARM_DESC(rto_min_us, "minimum retransmission timeout in microseconds, >=
 #define MRO_DUPTHRESH		3	/* PSNs acked beyond a hole: lost */
 #define MRO_READ_CHUNK		64	/* response packets per READ_REQ, at most */
 #define MRO_ACK_REQ_EVERY	8
+#define MRO_RTO_MAX_US		(2 * USEC_PER_SEC)
 
 /* IB RNR timer field (5 bits) to microseconds */
 static u32 mro_rnr_timer_us(u8 code)
@@ -431,12 +432,17 @@ static void mro_arm_rto(struct mro_qp *qp)
 {
 	u64 us = max_t(u32, READ_ONCE(mro_rto_min_us), 100);
 
-	/* RFC 6298 shape; before the first RTT sample, the IB ACK timeout */
+	/*
+	 * RFC 6298 shape; before the first RTT sample, the IB ACK timeout.
+	 * The IB timeout does not cap it: a queue that makes the RTT longer
+	 * than the timeout would otherwise fire the timer on every window.
+	 */
 	if (qp->srtt_us)
 		us = max_t(u64, us, qp->srtt_us + 4ULL * qp->rttvar_us);
 	else
 		us = max_t(u64, us, ktime_to_us(qp->rto));
-	us = min_t(u64, us, ktime_to_us(qp->rto));
+	us = min_t(u64, us, MRO_RTO_MAX_US);
+	qp->rto_us = us;
 	us <<= min_t(u32, qp->backoff, 6);
 	hrtimer_start(&qp->rto_timer, ns_to_ktime(us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
@@ -950,7 +956,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 
 		if (t->state != MRO_TX_SENT)
 			continue;
-		if (fired && now - t->sent_us < 4 * ktime_to_us(qp->rto))
+		if (fired && now - t->sent_us < 4 * qp->rto_us)
 			continue;
 		t->state = MRO_TX_LOST;
 		qp->lost++;

@@ -137,6 +137,7 @@ static const struct ib_device_ops mro_dev_ops = {
 	.destroy_qp = mro_destroy_qp,
 	.destroy_srq = mro_destroy_srq,
 	.detach_mcast = mro_detach_mcast,
+	.fill_res_qp_entry = mro_fill_res_qp_entry,
 	.get_dev_fw_str = mro_get_dev_fw_str,
 	.get_dma_mr = mro_get_dma_mr,
 	.get_hw_stats = mro_get_hw_stats,
