@@ -17,14 +17,14 @@ echo "== metaroce demo: building the module for $DIST (first run also builds the
 scripts/matrix.sh "$DIST" | tail -n 4
 ko=$(ls out/"$DIST"/*/metaroce.ko | head -n1)
 files=$(mktemp -d /tmp/metaroce-demo.XXXXXX)
-cp "$ko" tests/vm/scenarios/metaroce-lib.sh "$files/"
+cp "$ko" tests/vm/scenarios/metaroce-lib.sh tools/mro-paths "$files/"
 
 echo "== booting two VMs (QEMU, TCG) and running the demo scenario"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 tests/vm/run.sh --dist "$DIST" --topology pair \
     --scenario tests/vm/scenarios/metaroce-demo.sh \
-    --files "$files/metaroce.ko" "$files/metaroce-lib.sh" \
+    --files "$files/metaroce.ko" "$files/metaroce-lib.sh" "$files/mro-paths" \
     --out "$OUT" --timeout 900 >"$OUT/run.log" 2>&1 &
 pid=$!
 # show the guests' progress while they run

@@ -24,7 +24,19 @@ else
     lab_barrier bw
     sleep 1
     echo "---- ib_write_bw, 4 QPs, 64 KiB messages, VM b -> VM a"
-    out=$(lab_retry 5 2 timeout 300 ib_write_bw -d mr0 -x "$GID" -q 4 -s 65536 -n 500 -F "$PEER_IP" 2>&1)
+    # live per-path telemetry of the sending QPs while the transfer runs
+    if [ -f "$LAB_FILES/mro-paths" ]; then
+        (
+            sleep 3
+            for _ in 1 2 3; do
+                echo "---- per-path telemetry (tools/mro-paths, rdma resource show qp -dd)"
+                python3 "$LAB_FILES/mro-paths" -d mr0 -i 0 | head -n 20
+                sleep 4
+            done
+        ) &
+    fi
+    out=$(lab_retry 30 2 timeout 300 ib_write_bw -d mr0 -x "$GID" -q 4 -s 65536 -n 500 -F "$PEER_IP" 2>&1)
+    wait
     echo "$out" | tail -n 6
     lab_check_grep write-bw '^ *65536' echo "$out"
     lab_metric write_bw_MBps "$(awk '/^ *65536 /{print $4; exit}' <<<"$out")"

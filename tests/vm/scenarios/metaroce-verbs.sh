@@ -31,7 +31,7 @@ pingpong() {
         lab_barrier "$name" || return 1
         sleep 1
         lab_check_grep "$name" 'bytes in .* seconds' \
-            lab_retry 5 2 timeout "$T" "$@" "$PEER_IP"
+            lab_retry 30 2 timeout "$T" "$@" "$PEER_IP"
     fi
     lab_barrier "$name-done"
 }
@@ -61,7 +61,7 @@ perftest() {
         lab_barrier "$name" || return 1
         sleep 1
         local out
-        out=$(lab_retry 5 2 timeout "$T" "$tool" -d mr0 -x "$GID" "$@" "$PEER_IP" 2>&1)
+        out=$(lab_retry 30 2 timeout "$T" "$tool" -d mr0 -x "$GID" "$@" "$PEER_IP" 2>&1)
         lab_check_grep "$name" '^ *[0-9]+ +[0-9]+' echo "$out"
         # bandwidth tools: BW average [MB/sec] is the 4th column
         local bw
@@ -108,7 +108,7 @@ if [ "$ROLE" = a ]; then
 else
     lab_barrier rping
     sleep 1
-    lab_check_grep rping 'ping data' lab_retry 3 2 timeout "$T" rping -c -a "$PEER_IP" -v -V -C 100
+    lab_check_grep rping 'ping data' lab_retry 30 2 timeout "$T" rping -c -a "$PEER_IP" -v -V -C 100
 fi
 lab_barrier rping-done
 
