@@ -24,6 +24,7 @@ struct mro_path {
 	u16 sport;
 	u8 state;
 	u32 next_seq;		/* per-path sequence of the next packet */
+	u32 acked_next;		/* highest path sequence acked + 1; 0: none */
 	/* telemetry */
 	u64 tx_pkts;
 	u64 tx_bytes;

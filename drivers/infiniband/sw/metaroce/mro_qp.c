@@ -204,6 +204,7 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->rnr_timer.function = mro_req_rnr;
 	INIT_WORK(&qp->tx_work, mro_req_tx_work);
+	__skb_queue_head_init(&qp->txq);
 
 	err = mro_qp_alloc_sq(qp, init);
 	if (!err)
@@ -488,6 +489,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	hrtimer_cancel(&qp->rto_timer);
 	hrtimer_cancel(&qp->rnr_timer);
 	cancel_work_sync(&qp->tx_work);
+	__skb_queue_purge(&qp->txq);
 	mro_qp_free_all(qp);
 	return 0;
 }
@@ -597,9 +599,37 @@ void mro_qp_kick(struct mro_qp *qp)
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&qp->lock);
 	mro_req_run(qp, &out, 64);
+	mro_qp_queue_tx(qp, &out);
 	spin_unlock_bh(&qp->lock);
-	mro_tx_send_list(qp->dev, &out);
+	mro_qp_tx_drain(qp);
 	mro_qp_notify_cqs(qp);
+}
+
+/*
+ * Transmit the QP's queued packets in the order they were built.  Packets
+ * are queued under qp->lock by whoever built them; one context at a time
+ * drains, so a softirq that builds later PSNs while process context is
+ * between its unlock and its transmit cannot overtake it.
+ */
+void mro_qp_tx_drain(struct mro_qp *qp)
+{
+	struct sk_buff_head batch;
+
+	__skb_queue_head_init(&batch);
+	spin_lock_bh(&qp->lock);
+	if (qp->tx_draining) {
+		spin_unlock_bh(&qp->lock);
+		return;
+	}
+	qp->tx_draining = true;
+	while (!skb_queue_empty(&qp->txq)) {
+		skb_queue_splice_tail_init(&qp->txq, &batch);
+		spin_unlock_bh(&qp->lock);
+		mro_tx_send_list(qp->dev, &batch);
+		spin_lock_bh(&qp->lock);
+	}
+	qp->tx_draining = false;
+	spin_unlock_bh(&qp->lock);
 }
 
 /* write one kernel send WR into the SQ ring, in the rxe layout */

@@ -70,6 +70,7 @@ struct mro_txslot {
 	u16 path;
 	u8 state;
 	u8 retx;
+	bool on_path;		/* path/path_seq describe a transmission */
 };
 
 /* a received message that consumes a receive WQE (SEND*, WRITE_IMM) */
@@ -181,6 +182,8 @@ struct mro_qp {
 	struct hrtimer rto_timer;
 	struct hrtimer rnr_timer;
 	struct work_struct tx_work;
+	struct sk_buff_head txq;	/* built, not yet sent, in order */
+	bool tx_draining;		/* a context is transmitting txq */
 
 	/* transport: responder side */
 	struct mro_rxwin rxwin;
@@ -226,6 +229,13 @@ static inline void mro_qp_notify_cqs(struct mro_qp *qp)
 		mro_cq_notify(qp->rcq);
 }
 
+/* qp->lock held: hand packets built under it to the ordered queue */
+static inline void mro_qp_queue_tx(struct mro_qp *qp,
+				   struct sk_buff_head *out)
+{
+	skb_queue_splice_tail_init(out, &qp->txq);
+}
+
 /* mro_qp.c */
 int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
@@ -244,15 +254,42 @@ void mro_qp_put(struct mro_qp *qp);
 void mro_qp_error(struct mro_qp *qp);
 void mro_qp_flush(struct mro_qp *qp);
 void mro_qp_kick(struct mro_qp *qp);
+void mro_qp_tx_drain(struct mro_qp *qp);
 
-/* mro_req.c: requester */
+/* the tx slot of @psn, the kernel copy of SQ index @idx and its SGEs */
+static inline struct mro_txslot *mro_slot(struct mro_qp *qp, u32 psn)
+{
+	return &qp->tx[psn & (qp->txwin - 1)];
+}
+
+static inline struct mro_swqe *mro_swqe_at(struct mro_qp *qp, u32 idx)
+{
+	return &qp->swqe[idx & qp->sq->index_mask];
+}
+
+static inline struct ib_sge *mro_swqe_sges(struct mro_qp *qp, u32 idx)
+{
+	return &qp->swqe_sge[(idx & qp->sq->index_mask) * qp->sq_max_sge];
+}
+
+static inline u32 mro_inflight(struct mro_qp *qp)
+{
+	return qp->snd_nxt - qp->snd_una;
+}
+
+/* mro_req.c: requester, sending */
+void mro_arm_rto(struct mro_qp *qp);
+void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
+		   enum ib_wc_status status);
 void mro_req_run(struct mro_qp *qp, struct sk_buff_head *out, int budget);
+void mro_req_tx_work(struct work_struct *work);
+void mro_req_complete_ready(struct mro_qp *qp);
+
+/* mro_ack.c: requester, return path and timers */
 void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		 struct sk_buff *skb, struct sk_buff_head *out);
 enum hrtimer_restart mro_req_rto(struct hrtimer *t);
 enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
-void mro_req_tx_work(struct work_struct *work);
-void mro_req_complete_ready(struct mro_qp *qp);
 
 /* mro_resp.c: responder */
 void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,

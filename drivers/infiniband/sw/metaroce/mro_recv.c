@@ -46,8 +46,9 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		mro_resp_rcv(qp, hdr, skb, &out);
 	else
 		mro_req_rcv(qp, hdr, skb, &out);
+	mro_qp_queue_tx(qp, &out);
 	spin_unlock_bh(&qp->lock);
-	mro_tx_send_list(dev, &out);
+	mro_qp_tx_drain(qp);
 	mro_qp_notify_cqs(qp);
 	if (qp->state == IB_QPS_ERR)
 		mro_qp_flush(qp);

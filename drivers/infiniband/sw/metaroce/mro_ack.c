@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce requester, return path: consumes ACKs (cumulative PSN + SACK),
+ * READ and atomic responses, detects lost PSNs per path, samples the RTT,
+ * and runs the retransmission (RTO) and RNR timers.  Sending is in
+ * mro_req.c.
+ */
+#include "mro_psn.h"
+#include "mro_qp.h"
+
+#define MRO_DUPTHRESH	3	/* reordering distance floor, in PSNs */
+
+/* IB RNR timer field (5 bits) to microseconds */
+static u32 mro_rnr_timer_us(u8 code)
+{
+	static const u32 us[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480,
+		640, 960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360,
+		20480, 30720, 40960, 61440, 81920, 122880, 163840, 245760,
+		327680, 491520,
+	};
+
+	return us[code & 31];
+}
+
+/* mark @psn acknowledged; slots of READ/atomic WQEs wait for responses */
+static void mro_slot_acked(struct mro_qp *qp, u32 psn, bool response)
+{
+	struct mro_txslot *t = mro_slot(qp, psn);
+	struct mro_swqe *s = mro_swqe_at(qp, t->swqe);
+
+	if (t->state == MRO_TX_ACKED)
+		return;
+	if (s->is_read_atomic && !response)
+		return;
+	if (t->state == MRO_TX_LOST)
+		qp->lost--;
+	t->state = MRO_TX_ACKED;
+	qp->paths.path[t->path].acked++;
+	if (t->on_path) {
+		struct mro_path *p = &qp->paths.path[t->path];
+
+		if (!p->acked_next || mro_seq_after(t->path_seq + 1, p->acked_next))
+			p->acked_next = t->path_seq + 1;
+	}
+	if (++s->resp_pkts >= s->npkts && s->state == MRO_SWQE_WAITING) {
+		s->state = MRO_SWQE_DONE;
+		if (s->is_read_atomic && qp->rd_atomic_inflight)
+			qp->rd_atomic_inflight--;
+	}
+}
+
+static void mro_advance_una(struct mro_qp *qp)
+{
+	bool moved = false;
+
+	while (qp->snd_una != qp->snd_nxt &&
+	       mro_slot(qp, qp->snd_una)->state == MRO_TX_ACKED) {
+		qp->snd_una++;
+		moved = true;
+	}
+	if (moved) {
+		qp->retry_left = qp->retry_cnt;
+		qp->backoff = 0;
+		if (qp->snd_una == qp->snd_nxt)
+			hrtimer_try_to_cancel(&qp->rto_timer);
+		else
+			mro_arm_rto(qp);
+	}
+}
+
+/* PSNs well behind the highest acknowledged one are lost */
+/*
+ * Loss detection for a sprayed connection.  Paths reorder against each
+ * other (ECMP, fq qdiscs), but a path keeps its own order: a PSN is lost
+ * when a packet sent after it on the same path has been acknowledged.
+ * PSNs without a transmission of their own (READ response slots) fall back
+ * to a reordering distance that grows with the number of paths, and only
+ * once they have been out for half an RTT.
+ */
+static void mro_detect_loss(struct mro_qp *qp)
+{
+	u32 reorder = MRO_DUPTHRESH + 3 * qp->paths.n;
+	u32 now = mro_now_us();
+	u32 guard = qp->srtt_us + 4 * qp->rttvar_us;
+	u32 psn;
+
+	for (psn = qp->snd_una; mro_seq_before(psn, qp->highest_acked);
+	     psn++) {
+		struct mro_txslot *t = mro_slot(qp, psn);
+		struct mro_path *p;
+		bool lost;
+
+		if (t->state != MRO_TX_SENT)
+			continue;
+		/* not twice within one RTT */
+		if (t->retx && now - t->sent_us < guard)
+			continue;
+		p = &qp->paths.path[t->path];
+		if (t->on_path && p->acked_next)
+			lost = mro_seq_after(p->acked_next, t->path_seq + 1);
+		else
+			lost = mro_seq_before(psn + reorder, qp->highest_acked) &&
+			       now - t->sent_us > qp->srtt_us / 2;
+		if (!lost)
+			continue;
+		t->state = MRO_TX_LOST;
+		qp->lost++;
+		p->lost++;
+		mro_count(qp->dev->stats, MRO_CNT_LOSS_DETECTED, 1);
+	}
+}
+
+static void mro_rtt_sample(struct mro_qp *qp, u32 ts_echo, u16 path)
+{
+	u32 rtt = mro_now_us() - ts_echo;
+
+	if (rtt > 10 * USEC_PER_SEC)
+		return;	/* nonsense echo */
+	if (path < qp->paths.n)
+		mro_path_rtt(&qp->paths, path, rtt);
+	if (!qp->srtt_us) {
+		qp->srtt_us = rtt;
+		qp->rttvar_us = rtt / 2;
+	} else {
+		u32 err = rtt > qp->srtt_us ? rtt - qp->srtt_us :
+					      qp->srtt_us - rtt;
+
+		qp->rttvar_us = qp->rttvar_us - qp->rttvar_us / 4 + err / 4;
+		qp->srtt_us = qp->srtt_us - qp->srtt_us / 8 + rtt / 8;
+	}
+}
+
+/* the WQE whose PSN range holds @psn, if in flight */
+static struct mro_swqe *mro_swqe_of_psn(struct mro_qp *qp, u32 psn)
+{
+	if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+		return NULL;
+	return mro_swqe_at(qp, mro_slot(qp, psn)->swqe);
+}
+
+static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
+{
+	u32 cum = a->cum_psn, psn, i;
+	struct mro_swqe *s;
+
+	/* an ACK for PSNs we never sent is ignored */
+	if (mro_seq_after(cum, qp->snd_nxt) ||
+	    mro_seq_before(cum, qp->snd_una - qp->txwin))
+		return;
+	mro_rtt_sample(qp, a->ts_echo, a->echo_path);
+	mro_count(qp->dev->stats, a->syndrome == METAROCE_SYN_ACK ?
+		  MRO_CNT_ACKS_RCVD : a->syndrome == METAROCE_SYN_RNR_NAK ?
+		  MRO_CNT_RNR_NAK_RCVD : MRO_CNT_NAK_RCVD, 1);
+
+	switch (a->syndrome) {
+	case METAROCE_SYN_ACK:
+		break;
+	case METAROCE_SYN_RNR_NAK:
+		s = mro_swqe_of_psn(qp, a->nak_psn);
+		if (!s)
+			break;
+		if (qp->rnr_retry != 7 && !qp->rnr_left--) {
+			mro_swqe_fail(qp, s, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->rnr_wait = true;
+		qp->rnr_psn = a->nak_psn;
+		hrtimer_start(&qp->rnr_timer,
+			      ns_to_ktime(mro_rnr_timer_us(a->nak_code) *
+					  NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
+		break;
+	default:
+		s = mro_swqe_of_psn(qp, a->nak_psn);
+		if (!s)
+			break;
+		mro_swqe_fail(qp, s,
+			      a->syndrome == METAROCE_SYN_NAK_ACCESS ?
+			      IB_WC_REM_ACCESS_ERR :
+			      a->syndrome == METAROCE_SYN_NAK_OP ?
+			      IB_WC_REM_OP_ERR : IB_WC_REM_INV_REQ_ERR);
+		return;
+	}
+
+	for (psn = qp->snd_una; mro_seq_before(psn, cum); psn++)
+		mro_slot_acked(qp, psn, false);
+	for (i = 0; i < a->sack_bits; i++) {
+		if (!(a->sack[i / 64] & (1ULL << (i % 64))))
+			continue;
+		psn = cum + 1 + i;
+		if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+			continue;
+		mro_slot_acked(qp, psn, false);
+		qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
+	}
+	qp->highest_acked = mro_seq_max(qp->highest_acked, cum);
+	mro_advance_una(qp);
+	if (a->sack_bits)
+		mro_detect_loss(qp);
+}
+
+/* READ response: place it into the WQE's local buffer */
+static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
+			      struct sk_buff *skb)
+{
+	struct mro_txslot *t;
+	struct mro_swqe *s;
+	int err;
+
+	s = mro_swqe_of_psn(qp, hdr->psn);
+	if (!s || s->opcode != IB_WR_RDMA_READ)
+		return;
+	t = mro_slot(qp, hdr->psn);
+	if (t->state == MRO_TX_ACKED)
+		return;	/* duplicate */
+	/* the responder is not trusted: the packet must be what we asked */
+	if (hdr->msg.offset != t->offset || hdr->payload_len != t->len)
+		return;
+	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
+			   s->num_sge, t->offset, skb->data + hdr->hdr_len,
+			   t->len, MRO_COPY_TO_MEM, IB_ACCESS_LOCAL_WRITE);
+	if (err) {
+		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	mro_slot_acked(qp, hdr->psn, true);
+	qp->highest_acked = mro_seq_max(qp->highest_acked, hdr->psn + 1);
+	mro_advance_una(qp);
+	mro_detect_loss(qp);
+}
+
+static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
+{
+	struct mro_txslot *t;
+	struct mro_swqe *s;
+	u64 val = hdr->orig;	/* host order, as IB returns it */
+	int err;
+
+	s = mro_swqe_of_psn(qp, hdr->psn);
+	if (!s || (s->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
+		   s->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+		return;
+	t = mro_slot(qp, hdr->psn);
+	if (t->state == MRO_TX_ACKED)
+		return;
+	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
+			   s->num_sge, 0, &val, sizeof(val), MRO_COPY_TO_MEM,
+			   IB_ACCESS_LOCAL_WRITE);
+	if (err) {
+		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	mro_slot_acked(qp, hdr->psn, true);
+	qp->highest_acked = mro_seq_max(qp->highest_acked, hdr->psn + 1);
+	mro_advance_una(qp);
+}
+
+/* a response-direction packet for this QP (lock held) */
+void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
+		 struct sk_buff *skb, struct sk_buff_head *out)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return;
+	switch (hdr->opcode) {
+	case METAROCE_OP_ACK:
+		mro_req_ack(qp, &hdr->ack);
+		break;
+	case METAROCE_OP_READ_RESP:
+		mro_req_read_resp(qp, hdr, skb);
+		break;
+	case METAROCE_OP_ATOMIC_RESP:
+		mro_req_atomic_resp(qp, hdr);
+		break;
+	default:
+		return;
+	}
+	mro_req_run(qp, out, 16);
+}
+
+enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
+{
+	struct mro_qp *qp = container_of(timer, struct mro_qp, rto_timer);
+	struct sk_buff_head out;
+	u32 now = mro_now_us(), psn;
+	bool fired = false;
+
+	__skb_queue_head_init(&out);
+	spin_lock(&qp->lock);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		goto unlock;
+	if (qp->snd_una == qp->snd_nxt)
+		goto unlock;
+	if (qp->retry_cnt != 7 && !qp->retry_left) {
+		struct mro_swqe *s = mro_swqe_of_psn(qp, qp->snd_una);
+
+		if (s)
+			mro_swqe_fail(qp, s, IB_WC_RETRY_EXC_ERR);
+		mro_count(qp->dev->stats, MRO_CNT_RETRY_EXCEEDED, 1);
+		mro_req_complete_ready(qp);
+		goto unlock;
+	}
+	mro_count(qp->dev->stats, MRO_CNT_RTO, 1);
+	if (qp->retry_left)
+		qp->retry_left--;
+	/*
+	 * Resend only the oldest PSN still out (and any sent long before):
+	 * the ACKs it brings back (SACK) find the rest.  A timer that fired
+	 * late, e.g. in a descheduled VM, then costs one packet, not a window.
+	 */
+	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
+		struct mro_txslot *t = mro_slot(qp, psn);
+
+		if (t->state != MRO_TX_SENT)
+			continue;
+		if (fired && now - t->sent_us < 4 * qp->rto_us)
+			continue;
+		t->state = MRO_TX_LOST;
+		qp->lost++;
+		qp->paths.path[t->path].timeouts++;
+		fired = true;
+	}
+	qp->backoff++;
+	mro_req_run(qp, &out, 64);
+	if (fired || qp->snd_una != qp->snd_nxt)
+		mro_arm_rto(qp);
+unlock:
+	mro_qp_queue_tx(qp, &out);
+	spin_unlock(&qp->lock);
+	mro_qp_tx_drain(qp);
+	mro_qp_notify_cqs(qp);
+	return HRTIMER_NORESTART;
+}
+
+enum hrtimer_restart mro_req_rnr(struct hrtimer *timer)
+{
+	struct mro_qp *qp = container_of(timer, struct mro_qp, rnr_timer);
+	struct sk_buff_head out;
+	u32 psn;
+
+	__skb_queue_head_init(&out);
+	spin_lock(&qp->lock);
+	if (qp->rnr_wait) {
+		qp->rnr_wait = false;
+		/* resend what the receiver refused and everything after it */
+		for (psn = qp->rnr_psn; mro_seq_before(psn, qp->snd_nxt);
+		     psn++) {
+			struct mro_txslot *t;
+
+			if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+				continue;
+			t = mro_slot(qp, psn);
+			if (t->state == MRO_TX_SENT) {
+				t->state = MRO_TX_LOST;
+				qp->lost++;
+			}
+		}
+		mro_req_run(qp, &out, 64);
+	}
+	mro_qp_queue_tx(qp, &out);
+	spin_unlock(&qp->lock);
+	mro_qp_tx_drain(qp);
+	mro_qp_notify_cqs(qp);
+	return HRTIMER_NORESTART;
+}
