@@ -516,29 +516,6 @@ void mro_qp_error(struct mro_qp *qp)
 	hrtimer_try_to_cancel(&qp->rnr_timer);
 }
 
-static enum ib_wc_opcode mro_wr_to_wc_opcode(u32 opcode)
-{
-	switch (opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-	case IB_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	case IB_WR_REG_MR:
-		return IB_WC_REG_MR;
-	case IB_WR_BIND_MW:
-		return IB_WC_BIND_MW;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
 /* flush every WQE still in the SQ and RQ with WR_FLUSH_ERR */
 void mro_qp_flush(struct mro_qp *qp)
 {
@@ -559,7 +536,7 @@ void mro_qp_flush(struct mro_qp *qp)
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = READ_ONCE(w->wr.wr_id);
 		wc.status = IB_WC_WR_FLUSH_ERR;
-		wc.opcode = mro_wr_to_wc_opcode(READ_ONCE(w->wr.opcode));
+		wc.opcode = mro_wc_opcode(READ_ONCE(w->wr.opcode));
 		wc.qp = &qp->ibqp;
 		qp->swqe[idx & qp->sq->index_mask].state = MRO_SWQE_FREE;
 		mro_queue_advance(qp->sq);

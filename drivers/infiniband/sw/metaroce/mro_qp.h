@@ -284,6 +284,7 @@ void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
 void mro_req_run(struct mro_qp *qp, struct sk_buff_head *out, int budget);
 void mro_req_tx_work(struct work_struct *work);
 void mro_req_complete_ready(struct mro_qp *qp);
+enum ib_wc_opcode mro_wc_opcode(u32 opcode);
 
 /* mro_ack.c: requester, return path and timers */
 void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,

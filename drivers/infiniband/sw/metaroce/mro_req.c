@@ -594,7 +594,8 @@ void mro_req_tx_work(struct work_struct *work)
 	mro_qp_kick(qp);
 }
 
-static enum ib_wc_opcode mro_wc_opcode(u32 opcode)
+/* the completion opcode of a send WQE's IB_WR_* opcode */
+enum ib_wc_opcode mro_wc_opcode(u32 opcode)
 {
 	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
