@@ -270,7 +270,6 @@ static void mro_qp_reset_transport(struct mro_qp *qp)
 	qp->rnr_wait = false;
 	qp->backoff = 0;
 	qp->ack_pending = 0;
-	qp->nak_syndrome = METAROCE_SYN_ACK;
 	memset(qp->tx, 0, qp->txwin * sizeof(*qp->tx));
 	for (i = 0; i < qp->nmsg; i++)
 		qp->rmsg[i].state = MRO_RMSG_FREE;

@@ -85,7 +85,6 @@ struct mro_rmsg {
 	u8 opcode;		/* METAROCE_OP_* of the message */
 	bool solicited;
 	bool got_last;		/* its LAST packet arrived */
-	bool error;
 	enum ib_wc_status status;
 	u32 msn;
 	u32 last_psn;		/* PSN of its last packet (or of an error) */
@@ -195,11 +194,6 @@ struct mro_qp {
 	u32 ares_next;
 	u32 ack_pending;		/* packets since last ACK */
 	u32 ecn_ce;			/* CE-marked packets received */
-	u32 last_tsval;
-	u16 last_path;
-	u32 last_path_seq;
-	u8 nak_syndrome;		/* pending NAK */
-	u32 nak_psn;
 
 	/* paths */
 	struct mro_pathset paths;

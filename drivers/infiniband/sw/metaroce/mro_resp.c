@@ -13,21 +13,32 @@
 #include "mro_qp.h"
 
 #define MRO_ACK_EVERY		4	/* packets per ACK without a request */
-#define MRO_RNR_CODE_DEFAULT	1	/* 0.01 ms, when the QP has none */
+
+/* queue a packet that is all header (ACK, ATOMIC_RESP) for the peer */
+static bool mro_queue_hdr_only(struct mro_qp *qp, struct mro_hdr *hdr,
+			       struct sk_buff_head *out)
+{
+	struct sk_buff *skb;
+	void *payload;
+
+	skb = mro_tx_build(qp, &qp->av, hdr, 0, &payload);
+	if (!skb)
+		return false;
+	mro_tx_seal(skb);
+	__skb_queue_tail(out, skb);
+	return true;
+}
 
 static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
 			 u8 syndrome, u8 code, u32 nak_psn,
 			 struct sk_buff_head *out)
 {
 	struct mro_hdr hdr = {};
-	struct sk_buff *skb;
-	void *payload;
 
 	hdr.opcode = METAROCE_OP_ACK;
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
 	hdr.path = req->path;
-	hdr.path_seq = 0;
 	hdr.tsval = mro_now_us();
 	hdr.ack.syndrome = syndrome;
 	hdr.ack.nak_code = code;
@@ -40,11 +51,8 @@ static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
 	hdr.ack.echo_seq = req->path_seq;
 	hdr.ack.ecn_ce = qp->ecn_ce;
 
-	skb = mro_tx_build(qp, &qp->av, &hdr, 0, &payload);
-	if (!skb)
+	if (!mro_queue_hdr_only(qp, &hdr, out))
 		return;
-	mro_tx_seal(skb);
-	__skb_queue_tail(out, skb);
 	qp->ack_pending = 0;
 	mro_count(qp->dev->stats, MRO_CNT_ACKS_SENT, 1);
 }
@@ -337,8 +345,6 @@ static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
 				 u64 orig, struct sk_buff_head *out)
 {
 	struct mro_hdr r = {};
-	struct sk_buff *skb;
-	void *payload;
 
 	r.opcode = METAROCE_OP_ATOMIC_RESP;
 	r.sqpn = qp->qpn;
@@ -347,11 +353,7 @@ static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
 	r.path = req->path;
 	r.tsval = mro_now_us();
 	r.orig = orig;
-	skb = mro_tx_build(qp, &qp->av, &r, 0, &payload);
-	if (!skb)
-		return;
-	mro_tx_seal(skb);
-	__skb_queue_tail(out, skb);
+	mro_queue_hdr_only(qp, &r, out);
 }
 
 static struct mro_atomic_res *mro_ares_find(struct mro_qp *qp, u32 psn)

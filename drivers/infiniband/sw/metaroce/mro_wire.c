@@ -224,6 +224,18 @@ static enum mro_wire_err decode_msg(const struct metaroce_msg *w,
 	return MRO_WIRE_OK;
 }
 
+static enum mro_wire_err decode_atomic(const struct metaroce_atomic *w,
+				       struct mro_atomic_hdr *a)
+{
+	a->va = get_unaligned_be64(&w->va);
+	a->rkey = get_unaligned_be32(&w->rkey);
+	a->msn = get_unaligned_be32(&w->msn);
+	a->swap_add = get_unaligned_be64(&w->swap_add);
+	a->compare = get_unaligned_be64(&w->compare);
+	/* atomics are 8-byte aligned 64-bit operations */
+	return a->va & 7 ? MRO_WIRE_FIELD : MRO_WIRE_OK;
+}
+
 static enum mro_wire_err decode_ack(const struct metaroce_ack *w,
 				    struct mro_ack_hdr *a)
 {
@@ -297,15 +309,7 @@ enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
 	switch (h->opcode) {
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
-		h->atomic.va = get_unaligned_be64(ext);
-		h->atomic.rkey = get_unaligned_be32((const u8 *)ext + 8);
-		h->atomic.msn = get_unaligned_be32((const u8 *)ext + 12);
-		h->atomic.swap_add = get_unaligned_be64((const u8 *)ext + 16);
-		h->atomic.compare = get_unaligned_be64((const u8 *)ext + 24);
-		/* atomics are 8-byte aligned 64-bit operations */
-		if (h->atomic.va & 7)
-			return MRO_WIRE_FIELD;
-		return MRO_WIRE_OK;
+		return decode_atomic(ext, &h->atomic);
 	case METAROCE_OP_ATOMIC_RESP:
 		h->orig = get_unaligned_be64(ext);
 		return MRO_WIRE_OK;
