@@ -8,6 +8,7 @@
 #   make lint             checkpatch --strict and friends
 #   make kunit            KUnit suites (UML, from linux-source-6.12)
 #   make test             everything CI runs (see README)
+#   make test-debug       VM scenarios on the lockdep/KASAN/kmemleak debug kernel
 #   make demo             the README's main job: a VM-lab demo
 #   make bench            benchmarks in the VM lab
 
@@ -34,10 +35,13 @@ kunit:
 test:
 	$(ROOT)/tests/run-all.sh
 
+test-debug:
+	$(ROOT)/tests/run-all.sh --only debug
+
 demo:
 	$(ROOT)/tests/vm/demo.sh
 
 bench:
 	$(ROOT)/tests/vm/bench.sh
 
-.PHONY: all modules clean matrix lint kunit test demo bench
+.PHONY: all modules clean matrix lint kunit test test-debug demo bench

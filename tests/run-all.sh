@@ -9,9 +9,16 @@
 #   3. kunit       tests/kunit/run.sh (UML, linux-source-6.12)
 #   4. vm          the VM-lab scenarios tests/vm/scenarios/metaroce-*.sh on
 #                  both kernels, with the module built for that kernel
+#   5. debug       opt-in (--with debug, or --only debug; `make test-debug`): the
+#                  scenarios $debug_scenarios on trixie's rootfs booted with the
+#                  lockdep/KASAN/kmemleak/UBSAN kernel of scripts/debug-kernel.sh
+#                  (built once and cached, ~N CPU-min cold), module built for it
+#                  with W=1; see Documentation/metaroce/debug-kernel.rst
 #
 # Options: --dists "bookworm trixie"   --skip "lint kunit ..."  --only "vm"
+#          --with "debug"   also run these opt-in stages
 #          --scenarios "device verbs"   (names without metaroce- and .sh)
+#          --debug-scenarios "device verbs datacheck"   (for the debug stage)
 #          --report-only "trixie/pyverbs"   DIST/SCENARIO runs whose checks are
 #              reported (as XFAIL lines) but do not decide the result: only
 #              for a known, tracked gap, named in the open issue.
@@ -24,16 +31,21 @@ cd "$REPO" || exit 1
 dists="bookworm trixie"
 skip=""
 only=""
+with=""
+optin="debug"
+debug_scenarios="device verbs datacheck"
 scenarios="device verbs datacheck pyverbs"
 # rdma-core 56's suite needs FLUSH/ATOMIC_WRITE and multicast traffic that
 # metaroce lacks yet (issue 3 is open for them); its pyverbs also crashes
 # Python at cleanup (on rxe too).  Reported, not gating.
-report_only="trixie/pyverbs"
+report_only="trixie/pyverbs debug/pyverbs"
 while [ $# -gt 0 ]; do
     case $1 in
         --dists) dists=$2; shift 2 ;;
         --skip) skip=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
+        --with) with=$2; shift 2 ;;
+        --debug-scenarios) debug_scenarios=$2; shift 2 ;;
         --scenarios) scenarios=$2; shift 2 ;;
         --report-only) report_only=$2; shift 2 ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
@@ -46,11 +58,14 @@ mkdir -p "$OUT"
 passed=0
 failed=0
 summary=$OUT/summary.txt
+dc=$REPO/tools/datacheck/datacheck
 : >"$summary"
 
 log() { printf '[test %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 want() {
     [ -n "$only" ] && ! grep -qw "$1" <<<"$only" && return 1
+    # opt-in stages run only when named in --with or --only
+    [ -z "$only" ] && grep -qw "$1" <<<"$optin" && ! grep -qw "$1" <<<"$with" && return 1
     ! grep -qw "$1" <<<"$skip"
 }
 record() { # NAME RC
@@ -59,6 +74,65 @@ record() { # NAME RC
     else
         failed=$((failed + 1)); echo "FAIL $1 (rc=$2)" >>"$summary"; log "FAIL $1 (rc=$2)"
     fi
+}
+
+# vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck);
+# prints the dir
+vm_files() {
+    local files=$OUT/files-$1
+    mkdir -p "$files"
+    cp "$2" "$files/metaroce.ko"
+    cp tests/vm/scenarios/metaroce-lib.sh "$files/"
+    [ -x "$dc" ] && cp "$dc" "$files/"
+    echo "$files"
+}
+
+# vm_scenario DIST SC FILES NAME LABEL TIMEOUT [run.sh args...]: run one scenario (results
+# in $OUT/NAME), count its checks; LABEL (DIST/SC) names it in the summary and --report-only
+vm_scenario() {
+    local dist=$1 sc=$2 files=$3 name=$4 label=$5 tmo=$6 script topo rc r p f
+    shift 6
+    script=tests/vm/scenarios/metaroce-$sc.sh
+    topo=$(sed -n 's/^# metaroce-[a-z-]* (\([a-z]*\) topology[,)].*/\1/p' "$script")
+    log "vm $name ($topo)"
+    tests/vm/run.sh --dist "$dist" --topology "$topo" --scenario "$script" "$@" \
+        --files "$files"/* \
+        --out "$OUT/$name" --timeout "$tmo" >"$OUT/$name.log" 2>&1
+    rc=$?
+    # a VM that crashed or never reported (emulator trouble under
+    # TCG) is retried once; a failed check is never retried
+    if [ $rc != 0 ] && jq -e '[.vms[] | select(.error)] | length > 0' \
+            "$OUT/$name/summary.json" >/dev/null 2>&1; then
+        log "vm $name: a VM gave no result ($(jq -r '[.vms[].error // empty] | join("; ")' \
+            "$OUT/$name/summary.json")); retrying once"
+        echo "RETRY $name (VM gave no result)" >>"$summary"
+        mv "$OUT/$name" "$OUT/$name.try1"
+        tests/vm/run.sh --dist "$dist" --topology "$topo" --scenario "$script" "$@" \
+            --files "$files"/* \
+            --out "$OUT/$name" --timeout "$tmo" >"$OUT/$name.log" 2>&1
+        rc=$?
+    fi
+    grep -E '^(PASS|FAIL)|check|result' "$OUT/$name.log" | tail -n 80
+    if grep -qw "$label" <<<"$report_only"; then
+        for r in "$OUT/$name"/*/result.json; do
+            [ -f "$r" ] || continue
+            jq -r --arg s "$label" '.checks[] | select(.ok | not) |
+                "XFAIL \($s) \(.name): \(.detail[0:300])"' "$r" >>"$summary"
+        done
+        echo "REPORT-ONLY $name (rc=$rc; known gap, not counted)" >>"$summary"
+        log "$name: report only (rc=$rc)"
+        return 0
+    fi
+    # every guest check counts
+    for r in "$OUT/$name"/*/result.json; do
+        [ -f "$r" ] || continue
+        p=$(jq '[.checks[] | select(.ok)] | length' "$r")
+        f=$(jq '[.checks[] | select(.ok | not)] | length' "$r")
+        passed=$((passed + p)); failed=$((failed + f))
+        jq -r --arg s "$label" '.checks[] | select(.ok | not) | "FAIL \($s) \(.name)"' \
+            "$r" >>"$summary"
+    done
+    record "$name" $rc
 }
 
 if want lint; then
@@ -86,69 +160,45 @@ if want kunit; then
     record kunit $rc
 fi
 
-if want vm; then
+if want vm || want debug; then
     # the data-integrity tool runs in the guests; build it on the host
-    dc=$REPO/tools/datacheck/datacheck
     if ! { dpkg -s libibverbs-dev librdmacm-dev >/dev/null 2>&1 ||
            DEBIAN_FRONTEND=noninteractive apt-get install -y -q libibverbs-dev librdmacm-dev >/dev/null; } ||
        ! make -C tools/datacheck >"$OUT/datacheck-build.log" 2>&1; then
         record datacheck-build 1
     fi
+fi
+
+if want vm; then
     for dist in $dists; do
         ko=$(ls "$REPO"/out/"$dist"/*/metaroce.ko 2>/dev/null | head -n1)
         if [ -z "$ko" ]; then
             record "vm-$dist-module" 1
             continue
         fi
-        files=$OUT/files-$dist
-        mkdir -p "$files"
-        cp "$ko" "$files/metaroce.ko"
-        cp tests/vm/scenarios/metaroce-lib.sh "$files/"
-        [ -x "$dc" ] && cp "$dc" "$files/"
+        files=$(vm_files "$dist" "$ko")
         for sc in $scenarios; do
-            script=tests/vm/scenarios/metaroce-$sc.sh
-            topo=$(sed -n 's/^# metaroce-[a-z-]* (\([a-z]*\) topology[,)].*/\1/p' "$script")
-            log "vm $dist $sc ($topo)"
-            tests/vm/run.sh --dist "$dist" --topology "$topo" --scenario "$script" \
-                --files "$files"/* \
-                --out "$OUT/vm-$dist-$sc" --timeout 2400 >"$OUT/vm-$dist-$sc.log" 2>&1
-            rc=$?
-            # a VM that crashed or never reported (emulator trouble under
-            # TCG) is retried once; a failed check is never retried
-            if [ $rc != 0 ] && jq -e '[.vms[] | select(.error)] | length > 0' \
-                    "$OUT/vm-$dist-$sc/summary.json" >/dev/null 2>&1; then
-                log "vm $dist $sc: a VM gave no result ($(jq -r '[.vms[].error // empty] | join("; ")' \
-                    "$OUT/vm-$dist-$sc/summary.json")); retrying once"
-                echo "RETRY vm-$dist-$sc (VM gave no result)" >>"$summary"
-                mv "$OUT/vm-$dist-$sc" "$OUT/vm-$dist-$sc.try1"
-                tests/vm/run.sh --dist "$dist" --topology "$topo" --scenario "$script" \
-                    --files "$files"/* \
-                    --out "$OUT/vm-$dist-$sc" --timeout 2400 >"$OUT/vm-$dist-$sc.log" 2>&1
-                rc=$?
-            fi
-            grep -E '^(PASS|FAIL)|check|result' "$OUT/vm-$dist-$sc.log" | tail -n 80
-            if grep -qw "$dist/$sc" <<<"$report_only"; then
-                for r in "$OUT/vm-$dist-$sc"/*/result.json; do
-                    [ -f "$r" ] || continue
-                    jq -r --arg s "$dist/$sc" '.checks[] | select(.ok | not) |
-                        "XFAIL \($s) \(.name): \(.detail[0:300])"' "$r" >>"$summary"
-                done
-                echo "REPORT-ONLY vm-$dist-$sc (rc=$rc; known gap, not counted)" >>"$summary"
-                log "vm-$dist-$sc: report only (rc=$rc)"
-                continue
-            fi
-            # every guest check counts
-            for r in "$OUT/vm-$dist-$sc"/*/result.json; do
-                [ -f "$r" ] || continue
-                p=$(jq '[.checks[] | select(.ok)] | length' "$r")
-                f=$(jq '[.checks[] | select(.ok | not)] | length' "$r")
-                passed=$((passed + p)); failed=$((failed + f))
-                jq -r --arg s "$dist/$sc" '.checks[] | select(.ok | not) | "FAIL \($s) \(.name)"' \
-                    "$r" >>"$summary"
-            done
-            record "vm-$dist-$sc" $rc
+            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 2400
         done
     done
+fi
+
+if want debug; then
+    log "debug kernel: build (cached after the first run) and metaroce.ko W=1 for it"
+    dk=$(scripts/debug-kernel.sh kernel 2>"$OUT/debug-build.log" | tail -n1)
+    ko=$(scripts/debug-kernel.sh module 2>>"$OUT/debug-build.log" | tail -n1)
+    tail -n 5 "$OUT/debug-build.log"
+    if [ -f "$dk/bzImage" ] && [ -f "$ko" ]; then
+        record debug-build 0
+        files=$(vm_files debug "$ko")
+        # TCG + KASAN + lockdep: boots take minutes, scenarios run several times slower
+        for sc in $debug_scenarios; do
+            vm_scenario trixie "$sc" "$files" "debug-$sc" "debug/$sc" 5400 \
+                --kernel "$dk" --boot-timeout 1200
+        done
+    else
+        record debug-build 1
+    fi
 fi
 
 log "summary ($summary):"

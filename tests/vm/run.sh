@@ -2,7 +2,11 @@
 # Run one scenario in the metaroce VM lab.
 #   tests/vm/run.sh --dist bookworm|trixie --topology pair|netns --scenario FILE|NAME
 #                   [--files PATH ...] [--out DIR] [--timeout SEC] [--boot-timeout SEC]
-#                   [--build-timeout SEC]
+#                   [--build-timeout SEC] [--kernel PATH]
+# --kernel (or env LAB_KERNEL) boots PATH instead of the image's Debian kernel, without an
+# initrd: a bzImage with every driver the lab needs built in, or a scripts/debug-kernel.sh
+# cache dir (its bzImage; its install/lib/modules/<kver> is shared with the guests, which
+# install it so modprobe knows the built-ins and finds rdma_rxe.ko).
 # Results: DIR/<vm>/{result.json,console.log,dmesg.txt,scenario.log} and DIR/summary.json.
 # Exits 0 only if every VM's result.json says "pass".
 set -euo pipefail
@@ -12,10 +16,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # The whole script is one function, parsed before it runs: editing run.sh while a run is in
 # progress cannot break that run.
 main() {
-    usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+    usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
     dist=bookworm topology='' scenario='' out='' timeout=900 boot_timeout=240 build_timeout=3000
-    files=()
+    files=() kernel=${LAB_KERNEL:-}
     while [ $# -gt 0 ]; do
         case $1 in
             --dist) dist=$2; shift 2 ;;
@@ -25,6 +29,7 @@ main() {
             --timeout) timeout=$2; shift 2 ;;
             --boot-timeout) boot_timeout=$2; shift 2 ;;
             --build-timeout) build_timeout=$2; shift 2 ;;
+            --kernel) kernel=$2; shift 2 ;;
             --files) shift
                      while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do files+=("$1"); shift; done ;;
             -h|--help) usage ;;
@@ -67,6 +72,23 @@ main() {
     cp "$here/guest/init.sh" "$here/guest/lib.sh" "$out/in/guest/"
     cp "$scenario" "$out/in/scenario.sh"
     for f in "${files[@]}"; do cp -a "$f" "$out/in/files/"; done
+    # custom kernel: vm-start.sh boots $LAB_KERNEL; the guests copy in/kmods to /lib/modules
+    if [ -n "$kernel" ]; then
+        if [ -d "$kernel" ]; then
+            [ -f "$kernel/bzImage" ] || die "--kernel $kernel: no bzImage in that dir"
+            if [ -d "$kernel/install/lib/modules" ]; then
+                mkdir -p "$out/in/kmods"
+                cp -a "$kernel/install/lib/modules/." "$out/in/kmods/"
+            fi
+            kernel=$kernel/bzImage
+        fi
+        [ -f "$kernel" ] || die "--kernel $kernel: no such kernel image"
+        LAB_KERNEL=$(realpath "$kernel")
+        export LAB_KERNEL
+        log "kernel: $LAB_KERNEL (no initrd)"
+    else
+        unset LAB_KERNEL
+    fi
     scratch=$(mktemp -d /tmp/metaroce-vm.XXXXXX)   # overlays, sockets: short paths, thrown away
 
     pids=()

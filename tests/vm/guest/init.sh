@@ -25,6 +25,13 @@ mkdir -p "$LAB_WORK"
 : >"$LAB_OUT/checks.jsonl"
 : >"$LAB_OUT/metrics.jsonl"
 
+# A custom kernel (run.sh --kernel) brings its modules dir: modules.builtin makes modprobe of
+# built-in drivers a no-op, and its loadable modules (rdma_rxe) become available.
+if [ -d "/lab/in/kmods/$(uname -r)" ] && [ ! -e "/lib/modules/$(uname -r)/modules.builtin" ]; then
+    cp -a "/lab/in/kmods/$(uname -r)" /lib/modules/
+    depmod -a
+fi
+
 hostname "$LAB_VM"
 ip link set lo up
 if [ -n "${MY_IP:-}" ]; then

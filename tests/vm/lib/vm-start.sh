@@ -4,6 +4,8 @@
 # QEMU PID on stdout. VMDIR is the VM's output dir (9p tag labout; must hold vm.env) and gets
 # console.log and qemu.log; INDIR is the shared read-only input dir (9p tag labin).
 # NETDEV_OPTS, if given, is a -netdev spec (without id=) for the lab NIC eth0.
+# LAB_KERNEL, if set, is a kernel image booted instead of the image's vmlinuz + initrd.img
+# (it must have virtio, ext4 and 9p built in: no initrd is given).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/common.sh"
@@ -21,7 +23,6 @@ args=(
     -accel tcg -cpu "${LAB_VM_CPU:-max}" -m "${LAB_VM_MEM:-2G}" -smp "${LAB_VM_SMP:-1}"
     -display none -vga none -monitor none -no-reboot
     -serial "file:$vmdir/console.log"
-    -kernel "$imgdir/vmlinuz" -initrd "$imgdir/initrd.img"
     -append "root=/dev/vda rw rootfstype=ext4 console=ttyS0 init=/lab/init net.ifnames=0 fsck.mode=skip panic=-1 no_timer_check ${LAB_VM_APPEND:-}"
     -drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe"
     -device virtio-rng-pci
@@ -30,6 +31,11 @@ args=(
     -fsdev "local,id=labout,path=$vmdir,security_model=none"
     -device virtio-9p-pci,fsdev=labout,mount_tag=labout
 )
+if [ -n "${LAB_KERNEL:-}" ]; then
+    args+=(-kernel "$LAB_KERNEL")
+else
+    args+=(-kernel "$imgdir/vmlinuz" -initrd "$imgdir/initrd.img")
+fi
 if [ -n "$netdev" ]; then
     args+=(-netdev "$netdev,id=n0" -device "virtio-net-pci,netdev=n0,mac=$mac")
 fi

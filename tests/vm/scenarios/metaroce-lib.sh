@@ -10,6 +10,34 @@ mro_install() {
     mkdir -p "$kdir"
     cp "$LAB_FILES/metaroce.ko" "$kdir/"
     depmod -a
+    mro_kmemleak_baseline
+}
+
+# kmemleak (debug kernels only, see scripts/debug-kernel.sh): the debugfs control file
+MRO_KMEMLEAK=/sys/kernel/debug/kmemleak
+
+mro_kmemleak_on() {
+    [ -d /sys/kernel/debug/tracing ] || [ -e $MRO_KMEMLEAK ] ||
+        mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
+    [ -w $MRO_KMEMLEAK ]
+}
+
+# mro_kmemleak_baseline: scan once and forget what is already suspected (boot-time
+# objects), so the final scan reports only what leaked during the scenario
+mro_kmemleak_baseline() {
+    mro_kmemleak_on || return 0
+    echo scan >$MRO_KMEMLEAK
+    echo clear >$MRO_KMEMLEAK
+}
+
+# mro_kmemleak_report: print unreferenced objects found since the baseline. Objects
+# younger than ~5 s are never reported, so wait, and scan twice as kmemleak advises.
+mro_kmemleak_report() {
+    mro_kmemleak_on || return 0
+    sleep 6
+    echo scan >$MRO_KMEMLEAK
+    echo scan >$MRO_KMEMLEAK
+    cat $MRO_KMEMLEAK
 }
 
 # mro_port_state DEV -> ACTIVE / DOWN ... from `rdma link`
@@ -44,12 +72,21 @@ mro_counter() {
     cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
 }
 
-# mro_dmesg_clean: no kernel warnings, oopses or leaks since boot
+# Kernel log lines that are findings: warnings, oopses, leaks, and the reports of the
+# debug kernel's checkers (lockdep, KASAN, UBSAN, kmemleak, debugobjects, list debugging,
+# atomic-sleep checks print "BUG: sleeping function called from invalid context")
+MRO_DMESG_BAD='WARNING:|BUG:|Oops|Call Trace|refcount_t|unreferenced object|unregister_netdevice: waiting|lockdep|INFO: task|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|KASAN|UBSAN:|ODEBUG:|list_(add|del) corruption|memory leak'
+
+# mro_dmesg_clean: no kernel warnings, oopses, checker reports or leaks since boot
 mro_dmesg_clean() {
-    if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t|unreferenced object|unregister_netdevice: waiting|lockdep|INFO: task'; then
-        return 1
+    local rc=0
+    if dmesg | grep -E "$MRO_DMESG_BAD"; then
+        rc=1
     fi
-    return 0
+    if mro_kmemleak_report | grep -A30 'unreferenced object'; then
+        rc=1
+    fi
+    return $rc
 }
 
 # mro_run_or_dump SECONDS CMD...: run CMD; if it is still running after
