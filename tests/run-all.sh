@@ -191,9 +191,12 @@ if want debug; then
     if [ -f "$dk/bzImage" ] && [ -f "$ko" ]; then
         record debug-build 0
         files=$(vm_files debug "$ko")
-        # TCG + KASAN + lockdep: boots take minutes, scenarios run several times slower
+        # TCG + KASAN + lockdep: boots take minutes, scenarios run several times
+        # slower, so every wait inside the guests gets longer too
+        echo "DC_TIMEOUT=1200" >"$files/datacheck.conf"
         for sc in $debug_scenarios; do
-            vm_scenario trixie "$sc" "$files" "debug-$sc" "debug/$sc" 5400 \
+            LAB_GUEST_ENV="LAB_BARRIER_TIMEOUT=1200 MRO_TEST_TIMEOUT=900" \
+                vm_scenario trixie "$sc" "$files" "debug-$sc" "debug/$sc" 5400 \
                 --kernel "$dk" --boot-timeout 1200
         done
     else

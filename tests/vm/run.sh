@@ -7,6 +7,8 @@
 # initrd: a bzImage with every driver the lab needs built in, or a scripts/debug-kernel.sh
 # cache dir (its bzImage; its install/lib/modules/<kver> is shared with the guests, which
 # install it so modprobe knows the built-ins and finds rdma_rxe.ko).
+# LAB_GUEST_ENV="VAR=VALUE ..." is added to every VM's vm.env (e.g. longer guest timeouts
+# for slow kernels: LAB_BARRIER_TIMEOUT=900).
 # Results: DIR/<vm>/{result.json,console.log,dmesg.txt,scenario.log} and DIR/summary.json.
 # Exits 0 only if every VM's result.json says "pass".
 set -euo pipefail
@@ -16,7 +18,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # The whole script is one function, parsed before it runs: editing run.sh while a run is in
 # progress cannot break that run.
 main() {
-    usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+    usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
     dist=bookworm topology='' scenario='' out='' timeout=900 boot_timeout=240 build_timeout=3000
     files=() kernel=${LAB_KERNEL:-}
@@ -116,6 +118,10 @@ main() {
             echo "LAB_TOPOLOGY=$topology"
             echo "LAB_DIST=$dist"
             echo "LAB_TIMEOUT=$guest_timeout"
+            for kv in ${LAB_GUEST_ENV:-}; do
+                [[ $kv =~ ^[A-Z_][A-Z0-9_]*=[^\'\"\$\`]*$ ]] || die "bad LAB_GUEST_ENV entry '$kv'"
+                echo "$kv"
+            done
             if [ "$topology" = pair ]; then
                 echo "ROLE=$vm"
                 echo "MY_IP=${ip[$vm]}"
