@@ -42,6 +42,18 @@ struct mro_dev {
 	unsigned int payload_mtu;	/* bytes of payload per packet */
 
 	atomic64_t stats[MRO_NR_COUNTERS];
+	/*
+	 * Per-QP counters (mro_qpstats.c): what they have reported so far.
+	 * The core shows a port counter as our value plus the sum of its
+	 * counter objects, so the port value leaves these out.
+	 */
+	atomic64_t attributed[MRO_NR_COUNTERS];
+	struct xarray counters;		/* counter id -> struct mro_cntr */
+	/* optional per-path-slot counters (mro_counters.c) */
+	struct mutex slot_mutex;	/* readers vs. QPs folding in */
+	DECLARE_BITMAP(slot_on, MRO_NR_SLOT_STATS);
+	u64 slot_gone[MRO_NR_SLOT_STATS];	/* destroyed QPs */
+	u32 paths;			/* paths per new QP; 0: param */
 
 	/*
 	 * Objects the receive path finds by number.  Writers (create and
@@ -80,8 +92,9 @@ static inline struct net *mro_dev_net(struct mro_dev *dev)
 	return read_pnet(&dev->net);
 }
 
-/* mro_main.c: module parameters */
+/* module parameters: mro_main.c, mro_qp.c */
 extern unsigned int mro_udp_port;
+extern unsigned int mro_npaths;
 
 /* mro_dev.c: device table, link add, netdev events */
 int mro_newlink(const char *ibdev_name, struct net_device *ndev);
@@ -99,6 +112,10 @@ int mro_net_get(struct net *net);
 void mro_net_put(struct net *net);
 int mro_rxe_port_check(void);
 struct sock *mro_net_sk6(struct net *net);
+
+/* mro_sysfs.c: /sys/class/infiniband/DEV/metaroce/ */
+extern const struct attribute_group mro_attr_group;
+u16 mro_dev_npaths(struct mro_dev *dev);
 
 /* mro_verbs.c: the ib_device_ops table and its registration */
 void mro_set_ops(struct mro_dev *dev);

@@ -107,7 +107,7 @@ static void mro_detect_loss(struct mro_qp *qp)
 		t->state = MRO_TX_LOST;
 		qp->lost++;
 		p->lost++;
-		mro_count(qp->dev->stats, MRO_CNT_LOSS_DETECTED, 1);
+		mro_qp_count(qp, MRO_CNT_LOSS_DETECTED, 1);
 	}
 }
 
@@ -149,9 +149,9 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 	    mro_seq_before(cum, qp->snd_una - qp->txwin))
 		return;
 	mro_rtt_sample(qp, a->ts_echo, a->echo_path);
-	mro_count(qp->dev->stats, a->syndrome == METAROCE_SYN_ACK ?
-		  MRO_CNT_ACKS_RCVD : a->syndrome == METAROCE_SYN_RNR_NAK ?
-		  MRO_CNT_RNR_NAK_RCVD : MRO_CNT_NAK_RCVD, 1);
+	mro_qp_count(qp, a->syndrome == METAROCE_SYN_ACK ?
+		     MRO_CNT_ACKS_RCVD : a->syndrome == METAROCE_SYN_RNR_NAK ?
+		     MRO_CNT_RNR_NAK_RCVD : MRO_CNT_NAK_RCVD, 1);
 
 	switch (a->syndrome) {
 	case METAROCE_SYN_ACK:
@@ -298,11 +298,11 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 
 		if (s)
 			mro_swqe_fail(qp, s, IB_WC_RETRY_EXC_ERR);
-		mro_count(qp->dev->stats, MRO_CNT_RETRY_EXCEEDED, 1);
+		mro_qp_count(qp, MRO_CNT_RETRY_EXCEEDED, 1);
 		mro_req_complete_ready(qp);
 		goto unlock;
 	}
-	mro_count(qp->dev->stats, MRO_CNT_RTO, 1);
+	mro_qp_count(qp, MRO_CNT_RTO, 1);
 	if (qp->retry_left)
 		qp->retry_left--;
 	/*

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* metaroce port counters */
-#include "mro.h"
+/*
+ * metaroce port counters: the base counters every layer bumps, and the
+ * optional per-path-slot counters summed on demand from the QPs' paths.
+ */
+#include "mro_qp.h"
+
+/* optional, after the base ones: slot s, kind k at s * 4 + k */
+#define MRO_SLOT_DESC(str) { .name = str, .flags = IB_STAT_FLAG_OPTIONAL }
 
 static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_SENT_PKTS].name = "sent_pkts",
@@ -34,27 +40,174 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_NAK_RCVD].name = "nak_rcvd",
 	[MRO_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
 	[MRO_CNT_LINK_DOWNED].name = "link_downed",
+	[MRO_NR_COUNTERS + 0] = MRO_SLOT_DESC("path0_tx_pkts"),
+	[MRO_NR_COUNTERS + 1] = MRO_SLOT_DESC("path0_retx"),
+	[MRO_NR_COUNTERS + 2] = MRO_SLOT_DESC("path0_lost"),
+	[MRO_NR_COUNTERS + 3] = MRO_SLOT_DESC("path0_timeouts"),
+	[MRO_NR_COUNTERS + 4] = MRO_SLOT_DESC("path1_tx_pkts"),
+	[MRO_NR_COUNTERS + 5] = MRO_SLOT_DESC("path1_retx"),
+	[MRO_NR_COUNTERS + 6] = MRO_SLOT_DESC("path1_lost"),
+	[MRO_NR_COUNTERS + 7] = MRO_SLOT_DESC("path1_timeouts"),
+	[MRO_NR_COUNTERS + 8] = MRO_SLOT_DESC("path2_tx_pkts"),
+	[MRO_NR_COUNTERS + 9] = MRO_SLOT_DESC("path2_retx"),
+	[MRO_NR_COUNTERS + 10] = MRO_SLOT_DESC("path2_lost"),
+	[MRO_NR_COUNTERS + 11] = MRO_SLOT_DESC("path2_timeouts"),
+	[MRO_NR_COUNTERS + 12] = MRO_SLOT_DESC("path3_tx_pkts"),
+	[MRO_NR_COUNTERS + 13] = MRO_SLOT_DESC("path3_retx"),
+	[MRO_NR_COUNTERS + 14] = MRO_SLOT_DESC("path3_lost"),
+	[MRO_NR_COUNTERS + 15] = MRO_SLOT_DESC("path3_timeouts"),
+	[MRO_NR_COUNTERS + 16] = MRO_SLOT_DESC("path4_tx_pkts"),
+	[MRO_NR_COUNTERS + 17] = MRO_SLOT_DESC("path4_retx"),
+	[MRO_NR_COUNTERS + 18] = MRO_SLOT_DESC("path4_lost"),
+	[MRO_NR_COUNTERS + 19] = MRO_SLOT_DESC("path4_timeouts"),
+	[MRO_NR_COUNTERS + 20] = MRO_SLOT_DESC("path5_tx_pkts"),
+	[MRO_NR_COUNTERS + 21] = MRO_SLOT_DESC("path5_retx"),
+	[MRO_NR_COUNTERS + 22] = MRO_SLOT_DESC("path5_lost"),
+	[MRO_NR_COUNTERS + 23] = MRO_SLOT_DESC("path5_timeouts"),
+	[MRO_NR_COUNTERS + 24] = MRO_SLOT_DESC("path6_tx_pkts"),
+	[MRO_NR_COUNTERS + 25] = MRO_SLOT_DESC("path6_retx"),
+	[MRO_NR_COUNTERS + 26] = MRO_SLOT_DESC("path6_lost"),
+	[MRO_NR_COUNTERS + 27] = MRO_SLOT_DESC("path6_timeouts"),
+	[MRO_NR_COUNTERS + 28] = MRO_SLOT_DESC("path7_tx_pkts"),
+	[MRO_NR_COUNTERS + 29] = MRO_SLOT_DESC("path7_retx"),
+	[MRO_NR_COUNTERS + 30] = MRO_SLOT_DESC("path7_lost"),
+	[MRO_NR_COUNTERS + 31] = MRO_SLOT_DESC("path7_timeouts"),
 };
 
-static_assert(ARRAY_SIZE(mro_counter_descs) == MRO_NR_COUNTERS);
+static_assert(ARRAY_SIZE(mro_counter_descs) == MRO_NR_ALL_COUNTERS);
+static_assert(MRO_STAT_SLOTS == 8 && MRO_NR_SLOT_COUNTERS == 4);
+
+/* the base counters a QP counts for itself (the rest are port-only) */
+static const u8 mro_qp_counters[] = {
+	MRO_CNT_SENT_PKTS, MRO_CNT_RCVD_PKTS, MRO_CNT_SENT_BYTES,
+	MRO_CNT_RCVD_BYTES, MRO_CNT_DROP_FIELD, MRO_CNT_DROP_WINDOW,
+	MRO_CNT_DROP_QKEY, MRO_CNT_DROP_NO_WQE, MRO_CNT_RX_DUP,
+	MRO_CNT_RX_OOO, MRO_CNT_TX_ERR, MRO_CNT_ACKS_SENT,
+	MRO_CNT_ACKS_RCVD, MRO_CNT_RETRANSMITS, MRO_CNT_LOSS_DETECTED,
+	MRO_CNT_RTO, MRO_CNT_RNR_NAK_SENT, MRO_CNT_RNR_NAK_RCVD,
+	MRO_CNT_NAK_SENT, MRO_CNT_NAK_RCVD, MRO_CNT_RETRY_EXCEEDED,
+};
+
+bool mro_counter_per_qp(unsigned int idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mro_qp_counters); i++)
+		if (mro_qp_counters[i] == idx)
+			return true;
+	return false;
+}
+
+/* the counter set of a port and of every per-QP counter object */
+struct rdma_hw_stats *mro_alloc_stats_struct(bool per_qp)
+{
+	struct rdma_hw_stats *stats;
+	unsigned int i;
+
+	stats = rdma_alloc_hw_stats_struct(mro_counter_descs,
+					   ARRAY_SIZE(mro_counter_descs),
+					   RDMA_HW_STATS_DEFAULT_LIFESPAN);
+	if (!stats)
+		return NULL;
+	/* optional counters start off; a QP shows only its own ones */
+	for (i = 0; i < MRO_NR_ALL_COUNTERS; i++)
+		if (i >= MRO_NR_COUNTERS || (per_qp && !mro_counter_per_qp(i)))
+			set_bit(i, stats->is_disabled);
+	return stats;
+}
 
 struct rdma_hw_stats *mro_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port_num)
 {
-	return rdma_alloc_hw_stats_struct(mro_counter_descs,
-					  ARRAY_SIZE(mro_counter_descs),
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+	return mro_alloc_stats_struct(false);
+}
+
+void mro_stats_init(struct mro_dev *dev)
+{
+	xa_init_flags(&dev->counters, XA_FLAGS_ALLOC1);
+	mutex_init(&dev->slot_mutex);
+}
+
+/* add @qp's path telemetry to the slot sums @v */
+static void mro_slot_add(struct mro_qp *qp, u64 *v)
+{
+	const struct mro_path *p;
+	u64 *s;
+	u16 i;
+
+	spin_lock_bh(&qp->lock);
+	for (i = 0; i < qp->paths.n; i++) {
+		p = &qp->paths.path[i];
+		s = &v[(i % MRO_STAT_SLOTS) * MRO_NR_SLOT_COUNTERS];
+		s[MRO_SLOT_TX_PKTS] += p->tx_pkts;
+		s[MRO_SLOT_RETX] += p->retx;
+		s[MRO_SLOT_LOST] += p->lost;
+		s[MRO_SLOT_TIMEOUTS] += p->timeouts;
+	}
+	spin_unlock_bh(&qp->lock);
+}
+
+/* slot sums over the live QPs and the destroyed ones, if any is on */
+static void mro_slot_read(struct mro_dev *dev, u64 *v)
+{
+	struct mro_qp *qp;
+	unsigned long qpn;
+
+	if (bitmap_empty(dev->slot_on, MRO_NR_SLOT_STATS)) {
+		memset(v, 0, MRO_NR_SLOT_STATS * sizeof(*v));
+		return;
+	}
+	mutex_lock(&dev->slot_mutex);
+	memcpy(v, dev->slot_gone, sizeof(dev->slot_gone));
+	/* destroy erases the QP under this lock before freeing it */
+	xa_lock(&dev->qps);
+	xa_for_each(&dev->qps, qpn, qp)
+		mro_slot_add(qp, v);
+	xa_unlock(&dev->qps);
+	mutex_unlock(&dev->slot_mutex);
+}
+
+void mro_stats_qp_destroy(struct mro_qp *qp)
+{
+	struct mro_dev *dev = qp->dev;
+
+	/* in the sum until erased, from the gone sum after: hold the lock */
+	mutex_lock(&dev->slot_mutex);
+	mro_slot_add(qp, dev->slot_gone);
+	xa_erase(&dev->qps, qp->qpn);
+	mutex_unlock(&dev->slot_mutex);
 }
 
 int mro_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index)
 {
 	struct mro_dev *dev = to_mro_dev(ibdev);
+	s64 attributed;
 	int i;
 
-	if (!port || stats->num_counters != MRO_NR_COUNTERS)
+	if (!port || stats->num_counters != MRO_NR_ALL_COUNTERS)
 		return -EINVAL;
-	for (i = 0; i < MRO_NR_COUNTERS; i++)
-		stats->value[i] = atomic64_read(&dev->stats[i]);
-	return MRO_NR_COUNTERS;
+	for (i = 0; i < MRO_NR_COUNTERS; i++) {
+		/* read first: never more than what the port counted */
+		attributed = atomic64_read(&dev->attributed[i]);
+		stats->value[i] = atomic64_read(&dev->stats[i]) - attributed;
+	}
+	mro_slot_read(dev, &stats->value[MRO_NR_COUNTERS]);
+	return MRO_NR_ALL_COUNTERS;
+}
+
+/* ops.modify_hw_stat: turn an optional counter on or off */
+int mro_modify_hw_stat(struct ib_device *ibdev, u32 port, unsigned int index,
+		       bool enable)
+{
+	struct mro_dev *dev = to_mro_dev(ibdev);
+
+	if (port != 1 || index < MRO_NR_COUNTERS ||
+	    index >= MRO_NR_ALL_COUNTERS)
+		return -EINVAL;
+	if (enable)
+		set_bit(index - MRO_NR_COUNTERS, dev->slot_on);
+	else
+		clear_bit(index - MRO_NR_COUNTERS, dev->slot_on);
+	return 0;
 }

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* metaroce port counters: `rdma statistic show`, sysfs hw_counters */
+/*
+ * metaroce counters: port counters (`rdma statistic show`, sysfs
+ * hw_counters), optional per-path-slot port counters, and per-QP counters
+ * through the RDMA core's counter objects (`rdma statistic qp bind|auto`).
+ */
 #ifndef MRO_COUNTERS_H
 #define MRO_COUNTERS_H
 
@@ -40,7 +44,28 @@ enum mro_counter {
 	MRO_NR_COUNTERS
 };
 
+/*
+ * Optional port counters, after the base ones (the core wants optional
+ * counters last): for every path slot s < MRO_STAT_SLOTS, the sum over all
+ * QPs of their paths p with p % MRO_STAT_SLOTS == s, e.g. path3_retx.
+ * Off until `rdma statistic set link DEV/1 optional-counters ...`.
+ */
+#define MRO_STAT_SLOTS		8
+
+enum mro_slot_counter {
+	MRO_SLOT_TX_PKTS,
+	MRO_SLOT_RETX,
+	MRO_SLOT_LOST,
+	MRO_SLOT_TIMEOUTS,
+	MRO_NR_SLOT_COUNTERS
+};
+
+#define MRO_NR_SLOT_STATS	(MRO_STAT_SLOTS * MRO_NR_SLOT_COUNTERS)
+#define MRO_NR_ALL_COUNTERS	(MRO_NR_COUNTERS + MRO_NR_SLOT_STATS)
+
 struct mro_dev;
+struct mro_qp;
+struct rdma_counter;
 
 static inline void mro_count(atomic64_t *c, enum mro_counter idx, s64 n)
 {
@@ -51,5 +76,19 @@ struct rdma_hw_stats *mro_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port_num);
 int mro_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index);
+int mro_modify_hw_stat(struct ib_device *ibdev, u32 port, unsigned int index,
+		       bool enable);
+bool mro_counter_per_qp(unsigned int idx);
+struct rdma_hw_stats *mro_alloc_stats_struct(bool per_qp);
+void mro_stats_init(struct mro_dev *dev);
+/* fold a dying QP's path telemetry into the port's slot counters */
+void mro_stats_qp_destroy(struct mro_qp *qp);
+
+/* mro_qpstats.c: per-QP counters (struct rdma_counter) */
+int mro_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int mro_counter_unbind_qp(struct ib_qp *ibqp);
+int mro_counter_dealloc(struct rdma_counter *counter);
+struct rdma_hw_stats *mro_counter_alloc_stats(struct rdma_counter *counter);
+int mro_counter_update_stats(struct rdma_counter *counter);
 
 #endif /* MRO_COUNTERS_H */

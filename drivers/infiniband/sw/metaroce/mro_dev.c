@@ -182,6 +182,7 @@ int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 	INIT_LIST_HEAD(&dev->mcgs);
 	mutex_init(&dev->mcg_mutex);
 	spin_lock_init(&dev->mcg_lock);
+	mro_stats_init(dev);
 	dev->port_state = IB_PORT_NOP;	/* forces the first update */
 	write_pnet(&dev->net, net);
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
@@ -237,6 +238,8 @@ void mro_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&dev->mems);
 	xa_destroy(&dev->srqs);
 	xa_destroy(&dev->ahs);
+	WARN_ON(!xa_empty(&dev->counters));
+	xa_destroy(&dev->counters);
 	mro_mcast_cleanup(dev);
 	if (atomic_dec_and_test(&mro_devs_alive))
 		wake_up(&mro_devs_wq);

@@ -11,7 +11,7 @@
 
 #include "mro_qp.h"
 
-static unsigned int mro_npaths = 8;
+unsigned int mro_npaths = 8;
 module_param_named(paths, mro_npaths, uint, 0644);
 MODULE_PARM_DESC(paths, "paths (UDP source ports) per RC/UC QP, 1-64 (default 8)");
 
@@ -109,7 +109,7 @@ static int mro_qp_alloc_rq(struct mro_qp *qp, struct ib_qp_init_attr *init)
 static int mro_qp_alloc_transport(struct mro_qp *qp)
 {
 	u32 win = clamp_t(u32, mro_txwin, 64, 16384);
-	u16 npaths = clamp_t(u16, mro_npaths, 1, MRO_MAX_PATHS);
+	u16 npaths = mro_dev_npaths(qp->dev);
 	int err;
 
 	win = rounddown_pow_of_two(win);
@@ -481,7 +481,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_bh(&qp->lock);
 	mutex_unlock(&qp->modify_lock);
 
-	xa_erase(&qp->dev->qps, qp->qpn);
+	mro_stats_qp_destroy(qp);	/* and out of dev->qps */
 	synchronize_rcu();	/* no receive-path lookup still holds the pointer */
 	mro_qp_put(qp);
 	wait_for_completion(&qp->released);
@@ -601,7 +601,7 @@ void mro_qp_tx_drain(struct mro_qp *qp)
 	while (!skb_queue_empty(&qp->txq)) {
 		skb_queue_splice_tail_init(&qp->txq, &batch);
 		spin_unlock_bh(&qp->lock);
-		mro_tx_send_list(qp->dev, &batch);
+		mro_tx_send_list(qp, &batch);
 		spin_lock_bh(&qp->lock);
 	}
 	qp->tx_draining = false;

@@ -197,11 +197,29 @@ struct mro_qp {
 
 	/* paths */
 	struct mro_pathset paths;
+
+	/* this QP's share of the port counters (mro_counter_per_qp()) */
+	atomic64_t stats[MRO_NR_COUNTERS];
 };
 
 static inline struct mro_qp *to_mro_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct mro_qp, ibqp);
+}
+
+/* count @n in the port counter @idx and in the QP's own copy */
+static inline void mro_qp_count(struct mro_qp *qp, enum mro_counter idx,
+				s64 n)
+{
+	mro_count(qp->dev->stats, idx, n);
+	atomic64_add(n, &qp->stats[idx]);
+}
+
+/* a received packet of @len bytes (the port counted it on arrival) */
+static inline void mro_qp_count_rx(struct mro_qp *qp, unsigned int len)
+{
+	atomic64_inc(&qp->stats[MRO_CNT_RCVD_PKTS]);
+	atomic64_add(len, &qp->stats[MRO_CNT_RCVD_BYTES]);
 }
 
 /* UD and the GSI QP (QP1, a UD QP for CM MADs) */
@@ -297,7 +315,7 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 			     struct mro_hdr *hdr, u32 payload_len,
 			     void **payload);
 void mro_tx_seal(struct sk_buff *skb);
-void mro_tx_send_list(struct mro_dev *dev, struct sk_buff_head *list);
+void mro_tx_send_list(struct mro_qp *qp, struct sk_buff_head *list);
 u32 mro_now_us(void);
 
 /* mro_restrack.c: rdma resource show qp -dd */

@@ -34,6 +34,7 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	} else if (mro_ud_opcode(hdr->opcode) || hdr->sqpn != qp->dest_qpn) {
 		goto mismatch;
 	}
+	mro_qp_count_rx(qp, skb->len);
 	if (hdr->opcode == METAROCE_OP_PROBE ||
 	    hdr->opcode == METAROCE_OP_CREDIT)
 		goto put;	/* path probes and credits: not yet used */

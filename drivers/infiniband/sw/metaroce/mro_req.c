@@ -547,7 +547,7 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 			continue;
 		s = mro_swqe_at(qp, t->swqe);
 		qp->lost--;
-		mro_count(qp->dev->stats, MRO_CNT_RETRANSMITS, 1);
+		mro_qp_count(qp, MRO_CNT_RETRANSMITS, 1);
 		err = mro_emit(qp, t->swqe, s, psn, t->offset,
 			       t->len, true, out);
 		if (err) {

@@ -54,7 +54,7 @@ static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
 	if (!mro_queue_hdr_only(qp, &hdr, out))
 		return;
 	qp->ack_pending = 0;
-	mro_count(qp->dev->stats, MRO_CNT_ACKS_SENT, 1);
+	mro_qp_count(qp, MRO_CNT_ACKS_SENT, 1);
 }
 
 static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
@@ -62,8 +62,8 @@ static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
 {
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
-	mro_count(qp->dev->stats, syn == METAROCE_SYN_RNR_NAK ?
-		  MRO_CNT_RNR_NAK_SENT : MRO_CNT_NAK_SENT, 1);
+	mro_qp_count(qp, syn == METAROCE_SYN_RNR_NAK ?
+		     MRO_CNT_RNR_NAK_SENT : MRO_CNT_NAK_SENT, 1);
 	mro_send_ack(qp, req, syn,
 		     syn == METAROCE_SYN_RNR_NAK ? qp->min_rnr_timer : 0,
 		     req->psn, out);
@@ -491,11 +491,11 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 
 	cls = mro_rxwin_classify(&qp->rxwin, hdr->psn);
 	if (cls == MRO_RX_AHEAD) {
-		mro_count(qp->dev->stats, MRO_CNT_DROP_WINDOW, 1);
+		mro_qp_count(qp, MRO_CNT_DROP_WINDOW, 1);
 		return;
 	}
 	if (cls == MRO_RX_DUP) {
-		mro_count(qp->dev->stats, MRO_CNT_RX_DUP, 1);
+		mro_qp_count(qp, MRO_CNT_RX_DUP, 1);
 		if (hdr->opcode == METAROCE_OP_READ_REQ &&
 		    mro_seq_before(hdr->psn, qp->rxwin.base))
 			mro_resp_read(qp, hdr, out);
@@ -508,7 +508,7 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	}
 	if (mro_rxwin_has_hole(&qp->rxwin) ||
 	    hdr->psn != qp->rxwin.base) {
-		mro_count(qp->dev->stats, MRO_CNT_RX_OOO, 1);
+		mro_qp_count(qp, MRO_CNT_RX_OOO, 1);
 		ack_now = true;
 	}
 
@@ -555,7 +555,7 @@ ack:
 		mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
 	return;
 bad:
-	mro_count(qp->dev->stats, MRO_CNT_DROP_FIELD, 1);
+	mro_qp_count(qp, MRO_CNT_DROP_FIELD, 1);
 }
 
 /* a datagram for this UD QP (lock held) */
@@ -571,7 +571,7 @@ void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		return;
 	if (hdr->deth.qkey != qp->qkey) {
-		mro_count(qp->dev->stats, MRO_CNT_DROP_QKEY, 1);
+		mro_qp_count(qp, MRO_CNT_DROP_QKEY, 1);
 		return;
 	}
 	if (qp->srq)
@@ -579,7 +579,7 @@ void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	else
 		err = mro_rq_wqe_for(qp, qp->rcv_msn, &w);
 	if (err) {
-		mro_count(qp->dev->stats, MRO_CNT_DROP_NO_WQE, 1);
+		mro_qp_count(qp, MRO_CNT_DROP_NO_WQE, 1);
 		return;
 	}
 	if (!qp->srq)

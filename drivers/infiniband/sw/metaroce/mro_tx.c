@@ -135,8 +135,9 @@ static int mro_xmit6(struct mro_dev *dev, struct net *net,
 	return 0;
 }
 
-void mro_tx_send_list(struct mro_dev *dev, struct sk_buff_head *list)
+void mro_tx_send_list(struct mro_qp *qp, struct sk_buff_head *list)
 {
+	struct mro_dev *dev = qp->dev;
 	struct net *net = mro_dev_net(dev);
 	struct sk_buff *skb;
 	int err;
@@ -149,11 +150,11 @@ void mro_tx_send_list(struct mro_dev *dev, struct sk_buff_head *list)
 		else
 			err = mro_xmit6(dev, net, skb);
 		if (err) {
-			mro_count(dev->stats, MRO_CNT_TX_ERR, 1);
+			mro_qp_count(qp, MRO_CNT_TX_ERR, 1);
 			kfree_skb(skb);
 			continue;
 		}
-		mro_count(dev->stats, MRO_CNT_SENT_PKTS, 1);
-		mro_count(dev->stats, MRO_CNT_SENT_BYTES, len);
+		mro_qp_count(qp, MRO_CNT_SENT_PKTS, 1);
+		mro_qp_count(qp, MRO_CNT_SENT_BYTES, len);
 	}
 }
