@@ -34,6 +34,10 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_NAK_RCVD].name = "nak_rcvd",
 	[MRO_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
 	[MRO_CNT_LINK_DOWNED].name = "link_downed",
+	[MRO_CNT_PATH_RETIRED].name = "path_retired",
+	[MRO_CNT_PATH_REVIVED].name = "path_revived",
+	[MRO_CNT_PROBES_SENT].name = "probes_sent",
+	[MRO_CNT_TLP].name = "tail_loss_probes",
 };
 
 static_assert(ARRAY_SIZE(mro_counter_descs) == MRO_NR_COUNTERS);

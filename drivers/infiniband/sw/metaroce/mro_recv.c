@@ -34,14 +34,15 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	} else if (mro_ud_opcode(hdr->opcode) || hdr->sqpn != qp->dest_qpn) {
 		goto mismatch;
 	}
-	if (hdr->opcode == METAROCE_OP_PROBE ||
-	    hdr->opcode == METAROCE_OP_CREDIT)
-		goto put;	/* path probes and credits: not yet used */
+	if (hdr->opcode == METAROCE_OP_CREDIT)
+		goto put;	/* credits: not yet used */
 
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&qp->lock);
 	if (mro_ud_opcode(hdr->opcode))
 		mro_resp_ud_rcv(qp, hdr, skb);
+	else if (hdr->opcode == METAROCE_OP_PROBE)
+		mro_resp_probe(qp, hdr, &out);
 	else if (mro_wire_is_request(hdr->opcode))
 		mro_resp_rcv(qp, hdr, skb, &out);
 	else
