@@ -5,10 +5,10 @@
  * and runs the retransmission (RTO) and RNR timers.  Sending is in
  * mro_req.c.
  */
+#include "mro_loss.h"
 #include "mro_psn.h"
 #include "mro_qp.h"
-
-#define MRO_DUPTHRESH	3	/* reordering distance floor, in PSNs */
+#include "mro_rto.h"
 
 /* IB RNR timer field (5 bits) to microseconds */
 static u32 mro_rnr_timer_us(u8 code)
@@ -36,13 +36,8 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, bool response)
 	if (t->state == MRO_TX_LOST)
 		qp->lost--;
 	t->state = MRO_TX_ACKED;
-	qp->paths.path[t->path].acked++;
-	if (t->on_path) {
-		struct mro_path *p = &qp->paths.path[t->path];
-
-		if (!p->acked_next || mro_seq_after(t->path_seq + 1, p->acked_next))
-			p->acked_next = t->path_seq + 1;
-	}
+	if (t->on_path && t->path < qp->paths.n)
+		mro_path_acked(&qp->paths, t->path, t->path_seq);
 	if (++s->resp_pkts >= s->npkts && s->state == MRO_SWQE_WAITING) {
 		s->state = MRO_SWQE_DONE;
 		if (s->is_read_atomic && qp->rd_atomic_inflight)
@@ -62,6 +57,7 @@ static void mro_advance_una(struct mro_qp *qp)
 	if (moved) {
 		qp->retry_left = qp->retry_cnt;
 		qp->backoff = 0;
+		qp->tlp_done = false;
 		if (qp->snd_una == qp->snd_nxt)
 			hrtimer_try_to_cancel(&qp->rto_timer);
 		else
@@ -69,45 +65,47 @@ static void mro_advance_una(struct mro_qp *qp)
 	}
 }
 
-/* PSNs well behind the highest acknowledged one are lost */
 /*
- * Loss detection for a sprayed connection.  Paths reorder against each
- * other (ECMP, fq qdiscs), but a path keeps its own order: a PSN is lost
- * when a packet sent after it on the same path has been acknowledged.
- * PSNs without a transmission of their own (READ response slots) fall back
- * to a reordering distance that grows with the number of paths, and only
- * once they have been out for half an RTT.
+ * Loss detection for a sprayed connection (rules in mro_loss.h): per
+ * path first, a reordering distance across paths as the fallback.  PSNs
+ * without a transmission of their own (READ response slots) use the
+ * fallback with the QP's RTT.
  */
 static void mro_detect_loss(struct mro_qp *qp)
 {
-	u32 reorder = MRO_DUPTHRESH + 3 * qp->paths.n;
-	u32 now = mro_now_us();
-	u32 guard = qp->srtt_us + 4 * qp->rttvar_us;
+	struct mro_loss_ctx c = {
+		.now_us = mro_now_us(),
+		.highest_acked = qp->highest_acked,
+		.known_end = qp->ack_known_end,
+		.reorder = mro_loss_reorder(qp->paths.n),
+		.guard_us = qp->srtt_us,
+	};
 	u32 psn;
 
-	for (psn = qp->snd_una; mro_seq_before(psn, qp->highest_acked);
-	     psn++) {
+	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
 		struct mro_txslot *t = mro_slot(qp, psn);
-		struct mro_path *p;
-		bool lost;
+		bool on_path = t->on_path && t->path < qp->paths.n;
+		struct mro_loss_pkt pkt = {
+			.psn = psn,
+			.sent_us = t->sent_us,
+			.path_seq = t->path_seq,
+			.on_path = on_path,
+			.retx = t->retx,
+		};
+		struct mro_path *p = on_path ? &qp->paths.path[t->path] : NULL;
 
 		if (t->state != MRO_TX_SENT)
 			continue;
-		/* not twice within one RTT */
-		if (t->retx && now - t->sent_us < guard)
-			continue;
-		p = &qp->paths.path[t->path];
-		if (t->on_path && p->acked_next)
-			lost = mro_seq_after(p->acked_next, t->path_seq + 1);
-		else
-			lost = mro_seq_before(psn + reorder, qp->highest_acked) &&
-			       now - t->sent_us > qp->srtt_us / 2;
-		if (!lost)
+		c.path_acked_next = p ? p->acked_next : 0;
+		c.srtt_us = p && p->srtt_us ? p->srtt_us : qp->srtt_us;
+		c.rttvar_us = p && p->srtt_us ? p->rttvar_us : qp->rttvar_us;
+		if (mro_loss_check(&c, &pkt) == MRO_NOT_LOST)
 			continue;
 		t->state = MRO_TX_LOST;
 		qp->lost++;
-		p->lost++;
 		mro_qp_count(qp, MRO_CNT_LOSS_DETECTED, 1);
+		if (p)
+			mro_rec_lost(qp, t->path, false);
 	}
 }
 
@@ -115,20 +113,10 @@ static void mro_rtt_sample(struct mro_qp *qp, u32 ts_echo, u16 path)
 {
 	u32 rtt = mro_now_us() - ts_echo;
 
-	if (rtt > 10 * USEC_PER_SEC)
+	if (!mro_rtt_update(&qp->srtt_us, &qp->rttvar_us, rtt))
 		return;	/* nonsense echo */
 	if (path < qp->paths.n)
 		mro_path_rtt(&qp->paths, path, rtt);
-	if (!qp->srtt_us) {
-		qp->srtt_us = rtt;
-		qp->rttvar_us = rtt / 2;
-	} else {
-		u32 err = rtt > qp->srtt_us ? rtt - qp->srtt_us :
-					      qp->srtt_us - rtt;
-
-		qp->rttvar_us = qp->rttvar_us - qp->rttvar_us / 4 + err / 4;
-		qp->srtt_us = qp->srtt_us - qp->srtt_us / 8 + rtt / 8;
-	}
 }
 
 /* the WQE whose PSN range holds @psn, if in flight */
@@ -141,13 +129,15 @@ static struct mro_swqe *mro_swqe_of_psn(struct mro_qp *qp, u32 psn)
 
 static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 {
-	u32 cum = a->cum_psn, psn, i;
+	u16 nbits = min_t(u16, a->sack_bits, METAROCE_SACK_BITS), i;
+	u32 cum = a->cum_psn, psn;
 	struct mro_swqe *s;
 
 	/* an ACK for PSNs we never sent is ignored */
-	if (mro_seq_after(cum, qp->snd_nxt) ||
-	    mro_seq_before(cum, qp->snd_una - qp->txwin))
+	if (!mro_ack_cum_ok(cum, qp->snd_una, qp->snd_nxt, qp->txwin))
 		return;
+	/* a revived path forgets its old RTT before this sample */
+	mro_rec_echo(qp, a);
 	mro_rtt_sample(qp, a->ts_echo, a->echo_path);
 	mro_qp_count(qp, a->syndrome == METAROCE_SYN_ACK ?
 		     MRO_CNT_ACKS_RCVD : a->syndrome == METAROCE_SYN_RNR_NAK ?
@@ -185,9 +175,8 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 
 	for (psn = qp->snd_una; mro_seq_before(psn, cum); psn++)
 		mro_slot_acked(qp, psn, false);
-	for (i = 0; i < a->sack_bits; i++) {
-		if (!(a->sack[i / 64] & (1ULL << (i % 64))))
-			continue;
+	for (i = mro_sack_next(a->sack, nbits, 0); i < nbits;
+	     i = mro_sack_next(a->sack, nbits, i + 1)) {
 		psn = cum + 1 + i;
 		if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
 			continue;
@@ -195,8 +184,11 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 		qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
 	}
 	qp->highest_acked = mro_seq_max(qp->highest_acked, cum);
+	/* a full SACK may stop short of PSNs the peer has */
+	qp->ack_known_end = nbits < METAROCE_SACK_BITS ? qp->snd_nxt :
+			    cum + 1 + nbits;
 	mro_advance_una(qp);
-	if (a->sack_bits)
+	if (qp->snd_una != qp->snd_nxt)
 		mro_detect_loss(qp);
 }
 
@@ -293,6 +285,14 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		goto unlock;
 	if (qp->snd_una == qp->snd_nxt)
 		goto unlock;
+	if (qp->pto_armed) {
+		/* the tail-loss probe: no progress for two RTTs */
+		qp->pto_armed = false;
+		qp->tlp_done = true;
+		mro_rec_tlp(qp, &out);
+		mro_arm_rto(qp);
+		goto unlock;
+	}
 	if (qp->retry_cnt != 7 && !qp->retry_left) {
 		struct mro_swqe *s = mro_swqe_of_psn(qp, qp->snd_una);
 
@@ -319,7 +319,8 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 			continue;
 		t->state = MRO_TX_LOST;
 		qp->lost++;
-		qp->paths.path[t->path].timeouts++;
+		if (t->on_path && t->path < qp->paths.n)
+			mro_rec_lost(qp, t->path, true);
 		fired = true;
 	}
 	qp->backoff++;

@@ -5,6 +5,9 @@
 #include <kunit/visibility.h>
 
 #include "mro_path.h"
+#include "mro_pathscore.h"
+#include "mro_psn.h"
+#include "mro_rto.h"
 
 /* round robin over the active paths; all retired: use them anyway */
 static u16 mro_rr_pick(struct mro_pathset *ps)
@@ -45,6 +48,9 @@ int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp)
 		return -ENOMEM;
 	ps->n = n;
 	ps->cursor = 0;
+	ps->rcursor = 0;
+	ps->seed = seed;
+	ps->gen = 0;
 	ps->sched = &mro_sched_rr;
 	for (i = 0; i < n; i++) {
 		u16 sport = mro_sport(seed, i);
@@ -95,19 +101,71 @@ EXPORT_SYMBOL_IF_KUNIT(mro_path_sent);
 void mro_path_rtt(struct mro_pathset *ps, u16 p, u32 rtt_us)
 {
 	struct mro_path *path = &ps->path[p];
-	u32 err;
 
+	if (!mro_rtt_update(&path->srtt_us, &path->rttvar_us, rtt_us))
+		return;
 	if (!path->min_rtt_us || rtt_us < path->min_rtt_us)
 		path->min_rtt_us = rtt_us;
-	if (!path->srtt_us) {
-		path->srtt_us = rtt_us;
-		path->rttvar_us = rtt_us / 2;
-		return;
-	}
-	/* RFC 6298 gains: 1/8 for the mean, 1/4 for the variation */
-	err = rtt_us > path->srtt_us ? rtt_us - path->srtt_us :
-				       path->srtt_us - rtt_us;
-	path->rttvar_us = path->rttvar_us - path->rttvar_us / 4 + err / 4;
-	path->srtt_us = path->srtt_us - path->srtt_us / 8 + rtt_us / 8;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_rtt);
+
+u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq)
+{
+	u32 score, best_score = U32_MAX;
+	u16 i, p, best = ps->n;
+
+	for (i = 0; i < ps->n; i++) {
+		p = (ps->rcursor + i) % ps->n;
+		if (p == avoid || ps->path[p].state != MRO_PATH_ACTIVE)
+			continue;
+		score = mro_path_score(ps, p);
+		if (score < best_score) {
+			best_score = score;
+			best = p;
+		}
+	}
+	if (best == ps->n)
+		return mro_path_pick(ps, seq);
+	ps->rcursor = (best + 1) % ps->n;
+	*seq = ps->path[best].next_seq++;
+	return best;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_pick_retx);
+
+static bool mro_sport_taken(const struct mro_pathset *ps, u16 sport)
+{
+	u16 i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->path[i].sport == sport)
+			return true;
+	return false;
+}
+
+u16 mro_path_new_sport(struct mro_pathset *ps, u16 p)
+{
+	u16 sport, tries;
+
+	ps->gen++;
+	sport = mro_sport(ps->seed ^ (ps->gen * 0x61c88647U), p);
+	/* at most MRO_MAX_PATHS ports are taken: a free one is near */
+	for (tries = 0; tries <= MRO_SPORT_MASK; tries++) {
+		if (!mro_sport_taken(ps, sport))
+			break;
+		sport = MRO_SPORT_BASE | ((sport + 1) & MRO_SPORT_MASK);
+	}
+	ps->path[p].sport = sport;
+	return sport;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_new_sport);
+
+void mro_path_acked(struct mro_pathset *ps, u16 p, u32 path_seq)
+{
+	struct mro_path *path = &ps->path[p];
+
+	path->acked++;
+	if (!path->acked_next || mro_seq_after(path_seq + 1, path->acked_next))
+		path->acked_next = path_seq + 1;
+	mro_path_delivered(ps, p);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_acked);

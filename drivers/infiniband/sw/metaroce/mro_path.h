@@ -36,6 +36,15 @@ struct mro_path {
 	u32 rttvar_us;
 	u32 min_rtt_us;
 	u32 ecn;
+	/* health (mro_pathscore.c) */
+	u16 loss_ewma;		/* recent loss rate in 1/1024 */
+	u16 streak;		/* losses and timeouts since a delivery */
+	bool probing;		/* retired, a probe is out (probe_seq) */
+	u32 probe_seq;		/* path_seq of the latest probe */
+	u32 probe_us;		/* retired: time of the next probe */
+	u32 probe_wait_us;	/* retired: current re-probe interval */
+	u64 retired;		/* times retired */
+	u64 revived;		/* times revived by a probe */
 };
 
 struct mro_pathset;
@@ -49,6 +58,9 @@ struct mro_sched_ops {
 struct mro_pathset {
 	u16 n;
 	u16 cursor;
+	u16 rcursor;		/* where retransmissions look first */
+	u32 seed;		/* source port derivation */
+	u32 gen;		/* fresh source ports taken */
 	const struct mro_sched_ops *sched;
 	struct mro_path *path;
 };
@@ -63,5 +75,15 @@ u16 mro_path_pick(struct mro_pathset *ps, u32 *seq);
 void mro_path_sent(struct mro_pathset *ps, u16 p, u32 bytes, bool retx);
 /* fold an RTT sample into path @p (microseconds) */
 void mro_path_rtt(struct mro_pathset *ps, u16 p, u32 rtt_us);
+/*
+ * The path for a retransmission of a packet last sent on @avoid: the
+ * healthiest active path other than @avoid (lowest mro_path_score(), ties
+ * in round-robin order); the scheduler's choice if there is none.
+ */
+u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq);
+/* give path @p a source port it never had and no other path has */
+u16 mro_path_new_sport(struct mro_pathset *ps, u16 p);
+/* the transmission @path_seq on path @p was delivered */
+void mro_path_acked(struct mro_pathset *ps, u16 p, u32 path_seq);
 
 #endif /* MRO_PATH_H */

@@ -333,6 +333,7 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->snd_una = attr->sq_psn & METAROCE_QPN_MASK;
 		qp->snd_nxt = qp->snd_una;
 		qp->highest_acked = qp->snd_una;
+		qp->ack_known_end = qp->snd_una;
 		qp->snd_msn = 0;
 	}
 	/* UD has no path MTU: a datagram may fill the port's active MTU */

@@ -178,6 +178,9 @@ struct mro_qp {
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 backoff;
+	bool pto_armed;			/* rto_timer is the tail-loss probe */
+	bool tlp_done;			/* probed since the last progress */
+	u32 ack_known_end;		/* latest ACK reported PSNs before it */
 	struct hrtimer rto_timer;
 	struct hrtimer rnr_timer;
 	struct work_struct tx_work;
@@ -304,11 +307,19 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 enum hrtimer_restart mro_req_rto(struct hrtimer *t);
 enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
 
+/* mro_recover.c: path health, re-probes, tail-loss probe, tracepoints */
+void mro_rec_lost(struct mro_qp *qp, u16 path, bool timeout);
+void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a);
+void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out);
+void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out);
+
 /* mro_resp.c: responder */
 void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		  struct sk_buff *skb, struct sk_buff_head *out);
 void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		     struct sk_buff *skb);
+void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
+		    struct sk_buff_head *out);
 
 /* mro_tx.c: packets */
 struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,

@@ -35,14 +35,15 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		goto mismatch;
 	}
 	mro_qp_count_rx(qp, skb->len);
-	if (hdr->opcode == METAROCE_OP_PROBE ||
-	    hdr->opcode == METAROCE_OP_CREDIT)
-		goto put;	/* path probes and credits: not yet used */
+	if (hdr->opcode == METAROCE_OP_CREDIT)
+		goto put;	/* credits: not yet used */
 
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&qp->lock);
 	if (mro_ud_opcode(hdr->opcode))
 		mro_resp_ud_rcv(qp, hdr, skb);
+	else if (hdr->opcode == METAROCE_OP_PROBE)
+		mro_resp_probe(qp, hdr, &out);
 	else if (mro_wire_is_request(hdr->opcode))
 		mro_resp_rcv(qp, hdr, skb, &out);
 	else

@@ -9,6 +9,8 @@
 
 #include "mro_psn.h"
 #include "mro_qp.h"
+#include "mro_rto.h"
+#include "mro_trace.h"
 
 static unsigned int mro_rto_min_us = 1000;
 module_param_named(rto_min_us, mro_rto_min_us, uint, 0644);
@@ -16,7 +18,6 @@ MODULE_PARM_DESC(rto_min_us, "minimum retransmission timeout in microseconds, >=
 
 #define MRO_READ_CHUNK		64	/* response packets per READ_REQ, at most */
 #define MRO_ACK_REQ_EVERY	8
-#define MRO_RTO_MAX_US		(2 * USEC_PER_SEC)
 
 u32 mro_now_us(void)
 {
@@ -303,14 +304,22 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	struct sk_buff *skb;
 	void *payload;
 	u32 plen = len;
-	u16 path;
+	u16 path, old_path;
 	int err;
 
 	hdr.opcode = mro_wr_to_op(s->opcode, ud);
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = ud ? s->remote_qpn : qp->dest_qpn;
 	hdr.psn = psn;
-	path = mro_path_pick(&qp->paths, &hdr.path_seq);
+	if (retx) {
+		/* a different, healthy path than the one that lost it */
+		old_path = mro_slot(qp, psn)->path;
+		path = mro_path_pick_retx(&qp->paths, old_path, &hdr.path_seq);
+		trace_mro_retransmit(qp->qpn, psn, old_path, path,
+				     mro_slot(qp, psn)->retx + 1);
+	} else {
+		path = mro_path_pick(&qp->paths, &hdr.path_seq);
+	}
 	hdr.path = path;
 	hdr.tsval = mro_now_us();
 	hdr.flags = METAROCE_F_ECT;
@@ -402,20 +411,24 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 
 void mro_arm_rto(struct mro_qp *qp)
 {
-	u64 us = max_t(u32, READ_ONCE(mro_rto_min_us), 100);
+	u64 us;
+	u32 pto;
 
 	/*
-	 * RFC 6298 shape; before the first RTT sample, the IB ACK timeout.
-	 * The IB timeout does not cap it: a queue that makes the RTT longer
-	 * than the timeout would otherwise fire the timer on every window.
+	 * RFC 6298 shape (mro_rto.c); before the first RTT sample, the IB ACK
+	 * timeout.  The IB timeout does not cap it: a queue that makes the
+	 * RTT longer than the timeout would otherwise fire the timer on every
+	 * window.  Once per episode without progress, a tail-loss probe at
+	 * two RTTs comes first.
 	 */
-	if (qp->srtt_us)
-		us = max_t(u64, us, qp->srtt_us + 4ULL * qp->rttvar_us);
-	else
-		us = max_t(u64, us, ktime_to_us(qp->rto));
-	us = min_t(u64, us, MRO_RTO_MAX_US);
-	qp->rto_us = us;
-	us <<= min_t(u32, qp->backoff, 6);
+	qp->rto_us = mro_rto_base(qp->srtt_us, qp->rttvar_us,
+				  READ_ONCE(mro_rto_min_us),
+				  ktime_to_us(qp->rto));
+	us = mro_rto_backoff(qp->rto_us, qp->backoff);
+	pto = qp->tlp_done || qp->backoff ? 0 : mro_pto(qp->srtt_us, us);
+	qp->pto_armed = pto;
+	if (pto)
+		us = pto;
 	hrtimer_start(&qp->rto_timer, ns_to_ktime(us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
 }
@@ -568,6 +581,8 @@ void mro_req_run(struct mro_qp *qp, struct sk_buff_head *out, int budget)
 	if (qp->rnr_wait)
 		goto complete;
 
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		mro_rec_reprobe(qp, out);
 	budget -= mro_send_lost(qp, out, budget);
 	while (budget > 0 && qp->state == IB_QPS_RTS) {
 		if (!mro_fetch(qp))

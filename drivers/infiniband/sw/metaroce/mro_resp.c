@@ -558,6 +558,18 @@ bad:
 	mro_qp_count(qp, MRO_CNT_DROP_FIELD, 1);
 }
 
+/* a path probe (lock held): answered by an ACK that echoes it */
+void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
+		    struct sk_buff_head *out)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	    !(hdr->flags & METAROCE_F_ACK_REQ))
+		return;
+	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
+		return;
+	mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
+}
+
 /* a datagram for this UD QP (lock held) */
 void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		     struct sk_buff *skb)

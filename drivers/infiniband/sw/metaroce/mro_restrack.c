@@ -3,8 +3,9 @@
  * metaroce QP telemetry for `rdma resource show qp -dd` (and -j): the
  * transport state of the QP and, for each of its paths, the UDP source
  * port, state, packets and bytes sent, retransmits, losses, timeouts,
- * ACKed packets and RTT.  Attribute names start with the path slot,
- * e.g. p3_sport.  The message budget (~3.8 KB) fits MRO_RES_PATHS paths.
+ * ACKed packets and RTT; how often paths were retired and revived.
+ * Attribute names start with the path slot, e.g. p3_sport.  The message
+ * budget (~3.8 KB) fits MRO_RES_PATHS paths.
  */
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -22,6 +23,8 @@ struct mro_res_snap {
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 inflight;
+	u64 retired;
+	u64 revived;
 	u16 npaths;
 	struct mro_path path[MRO_RES_PATHS];
 };
@@ -84,6 +87,10 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	s->npaths = min_t(u16, qp->paths.n, MRO_RES_PATHS);
 	for (i = 0; i < s->npaths; i++)
 		s->path[i] = qp->paths.path[i];
+	for (i = 0; i < qp->paths.n; i++) {
+		s->retired += qp->paths.path[i].retired;
+		s->revived += qp->paths.path[i].revived;
+	}
 	spin_unlock_bh(&qp->lock);
 
 	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
@@ -95,7 +102,9 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "inflight", s->inflight) ||
 	    rdma_nl_put_driver_u32_hex(msg, "rcv_psn", s->rcv_base) ||
 	    rdma_nl_put_driver_u32(msg, "srtt_us", s->srtt_us) ||
-	    rdma_nl_put_driver_u32(msg, "rttvar_us", s->rttvar_us))
+	    rdma_nl_put_driver_u32(msg, "rttvar_us", s->rttvar_us) ||
+	    rdma_nl_put_driver_u64(msg, "paths_retired", s->retired) ||
+	    rdma_nl_put_driver_u64(msg, "paths_revived", s->revived))
 		goto cancel;
 	for (i = 0; i < s->npaths; i++)
 		if (mro_put_path(msg, i, &s->path[i]))

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metaroce loss detection: which PSNs still out are lost, from what the
+ * ACKs (cumulative PSN, SACK bitmap, echoed path sequence) tell.  Pure C
+ * on plain values (KUnit drives it); the caller owns the state.
+ *
+ * A PSN is lost when
+ *  - a packet sent after it on the same path has been delivered (paths
+ *    keep their order) and it has been out for longer than its path's RTT
+ *    plus a reordering window (a path may still reorder a little, e.g.
+ *    netem or a bonded link), or
+ *  - (fallback across paths) a PSN at least the reordering distance after
+ *    it has been delivered and it has been out for longer than its path's
+ *    srtt + 4 * rttvar: this catches a black-holed path, whose packets
+ *    are never followed by a delivered one on the same path;
+ * and never twice within one RTT (the resend guard).  The per-path rule
+ * needs the ACKs to have reported on the PSN: a SACK covers 128 PSNs after
+ * the cumulative one, a later transmission on the path may lie beyond.
+ */
+#ifndef MRO_LOSS_H
+#define MRO_LOSS_H
+
+#include <linux/types.h>
+#include <rdma/metaroce_wire.h>
+
+#define MRO_DUPTHRESH		3	/* reordering distance floor, PSNs */
+
+/* one PSN still out, as loss detection sees it */
+struct mro_loss_pkt {
+	u32 psn;
+	u32 sent_us;		/* time of its last transmission */
+	u32 path_seq;		/* per-path sequence of that transmission */
+	bool on_path;		/* path_seq is meaningful */
+	u8 retx;		/* retransmissions so far */
+};
+
+/* the connection and the packet's path */
+struct mro_loss_ctx {
+	u32 now_us;
+	u32 highest_acked;	/* highest PSN known delivered + 1 */
+	u32 known_end;		/* the peer reported on every PSN before this */
+	u32 reorder;		/* reordering distance in PSNs */
+	u32 guard_us;		/* a resent PSN is not lost again sooner */
+	u32 path_acked_next;	/* path's highest delivered path_seq + 1; 0: none */
+	u32 srtt_us;		/* the path's (or else the QP's) RTT */
+	u32 rttvar_us;
+};
+
+enum mro_loss_verdict {
+	MRO_NOT_LOST = 0,
+	MRO_LOST_PATH,		/* a later packet on its path was delivered */
+	MRO_LOST_REORDER,	/* cross-path fallback */
+};
+
+/* the reordering distance for a QP spraying over @npaths paths */
+u32 mro_loss_reorder(u16 npaths);
+
+enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
+				     const struct mro_loss_pkt *p);
+
+/*
+ * SACK consumption.  Bit i of @sack names PSN cum + 1 + i; @nbits comes
+ * from the wire and is clamped to METAROCE_SACK_BITS.  Returns the index
+ * of the first set bit >= @from, or the (clamped) bit count if none.
+ */
+u16 mro_sack_next(const u64 sack[METAROCE_SACK_WORDS], u16 nbits, u16 from);
+
+/* an ACK's cumulative PSN must lie in [una - txwin, nxt] */
+bool mro_ack_cum_ok(u32 cum, u32 una, u32 nxt, u32 txwin);
+
+/*
+ * An echoed per-path sequence can only name a transmission we made: it
+ * lies before the path's next sequence, and not absurdly far back.
+ */
+bool mro_echo_seq_ok(u32 echo_seq, u32 next_seq);
+
+#endif /* MRO_LOSS_H */

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* metaroce path health, retirement, re-probe and revival */
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <kunit/visibility.h>
+
+#include "mro_loss.h"
+#include "mro_pathscore.h"
+#include "mro_psn.h"
+
+void mro_path_delivered(struct mro_pathset *ps, u16 p)
+{
+	struct mro_path *path = &ps->path[p];
+
+	path->streak = 0;
+	path->loss_ewma -= path->loss_ewma >> 4;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_delivered);
+
+u16 mro_paths_active(const struct mro_pathset *ps)
+{
+	u16 i, n = 0;
+
+	for (i = 0; i < ps->n; i++)
+		n += ps->path[i].state == MRO_PATH_ACTIVE;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_paths_active);
+
+bool mro_path_lost(struct mro_pathset *ps, u16 p, bool timeout)
+{
+	struct mro_path *path = &ps->path[p];
+
+	if (timeout) {
+		path->timeouts++;
+		path->loss_ewma += (MRO_LOSS_ONE - path->loss_ewma) >> 3;
+	} else {
+		path->lost++;
+		path->loss_ewma += (MRO_LOSS_ONE - path->loss_ewma) >> 4;
+	}
+	if (path->streak < U16_MAX)
+		path->streak++;
+	if (path->state != MRO_PATH_ACTIVE || mro_paths_active(ps) < 2)
+		return false;
+	return path->streak >= MRO_RETIRE_STREAK ||
+	       (path->loss_ewma >= MRO_RETIRE_EWMA &&
+		path->streak >= MRO_RETIRE_EWMA_STREAK);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_lost);
+
+u32 mro_path_score(const struct mro_pathset *ps, u16 p)
+{
+	const struct mro_path *path = &ps->path[p];
+	u32 best = 0, score, i;
+
+	if (path->state != MRO_PATH_ACTIVE)
+		return U32_MAX;
+	score = path->loss_ewma + 64U * min_t(u16, path->streak, 64);
+	for (i = 0; i < ps->n; i++) {
+		u32 s = ps->path[i].srtt_us;
+
+		if (ps->path[i].state == MRO_PATH_ACTIVE && s &&
+		    (!best || s < best))
+			best = s;
+	}
+	/* RTT inflation over the best active path, 256 per extra srtt */
+	if (best && path->srtt_us > 2 * best)
+		score += 256 * min_t(u32, path->srtt_us / best - 1, 16);
+	return score;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_score);
+
+void mro_path_retire(struct mro_pathset *ps, u16 p, u32 now_us, u32 wait_us)
+{
+	struct mro_path *path = &ps->path[p];
+
+	path->state = MRO_PATH_RETIRED;
+	path->retired++;
+	path->probing = false;
+	path->probe_wait_us = clamp_t(u32, wait_us, MRO_PROBE_MIN_US,
+				      MRO_PROBE_MAX_US);
+	path->probe_us = now_us + path->probe_wait_us;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_retire);
+
+bool mro_path_probe_due(const struct mro_pathset *ps, u16 p, u32 now_us)
+{
+	const struct mro_path *path = &ps->path[p];
+
+	return path->state == MRO_PATH_RETIRED &&
+	       !mro_seq_before(now_us, path->probe_us);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_probe_due);
+
+u32 mro_path_probe(struct mro_pathset *ps, u16 p, u32 now_us)
+{
+	struct mro_path *path = &ps->path[p];
+
+	mro_path_new_sport(ps, p);
+	path->probing = true;
+	path->probe_seq = path->next_seq++;
+	path->probe_us = now_us + path->probe_wait_us;
+	path->probe_wait_us = min_t(u32, 2 * path->probe_wait_us,
+				    MRO_PROBE_MAX_US);
+	return path->probe_seq;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_probe);
+
+bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq)
+{
+	struct mro_path *path;
+
+	if (p >= ps->n)
+		return false;
+	path = &ps->path[p];
+	if (!mro_echo_seq_ok(echo_seq, path->next_seq))
+		return false;
+	if (!path->acked_next || mro_seq_after(echo_seq + 1, path->acked_next))
+		path->acked_next = echo_seq + 1;
+	if (path->state != MRO_PATH_RETIRED) {
+		mro_path_delivered(ps, p);
+		return false;
+	}
+	/* only the answer to a probe on the fresh port revives */
+	if (!path->probing || mro_seq_before(echo_seq, path->probe_seq))
+		return false;
+	path->state = MRO_PATH_ACTIVE;
+	path->probing = false;
+	path->revived++;
+	path->streak = 0;
+	path->loss_ewma /= 2;
+	/* a new port may be a new route: forget the old RTT */
+	path->srtt_us = 0;
+	path->rttvar_us = 0;
+	path->min_rtt_us = 0;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_echo);

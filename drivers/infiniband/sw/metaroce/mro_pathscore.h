@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metaroce path health: a per-path score from recent loss, timeouts and
+ * RTT; retirement of a path that black-holes, re-probing it later on a
+ * fresh source port, and its revival when a probe comes back.  Pure C on
+ * struct mro_pathset (KUnit drives it); the caller sends the probes.
+ */
+#ifndef MRO_PATHSCORE_H
+#define MRO_PATHSCORE_H
+
+#include "mro_path.h"
+
+#define MRO_LOSS_ONE		1024	/* loss_ewma of a path losing everything */
+#define MRO_RETIRE_STREAK	8	/* losses in a row without a delivery */
+#define MRO_RETIRE_EWMA		512	/* ... or half lost recently and */
+#define MRO_RETIRE_EWMA_STREAK	3	/* ... this many in a row */
+#define MRO_PROBE_MIN_US	1000	/* first re-probe after at least */
+#define MRO_PROBE_MAX_US	(1000 * 1000)	/* re-probe interval cap */
+
+/* a packet on @p was delivered */
+void mro_path_delivered(struct mro_pathset *ps, u16 p);
+/*
+ * A packet on @p was lost (@timeout: found by the RTO).  Returns true
+ * when @p should now be retired: it black-holes and another path is
+ * active.
+ */
+bool mro_path_lost(struct mro_pathset *ps, u16 p, bool timeout);
+/* badness of @p: 0 best; loss, loss streak and RTT inflation add */
+u32 mro_path_score(const struct mro_pathset *ps, u16 p);
+/* paths carrying traffic */
+u16 mro_paths_active(const struct mro_pathset *ps);
+/* stop using @p; probe it first after @wait_us (bounded) */
+void mro_path_retire(struct mro_pathset *ps, u16 p, u32 now_us, u32 wait_us);
+/* retired @p is due for a probe at @now_us */
+bool mro_path_probe_due(const struct mro_pathset *ps, u16 p, u32 now_us);
+/*
+ * A probe leaves on retired @p: it gets a fresh source port; returns the
+ * probe's path sequence.  The next probe waits twice as long (capped).
+ */
+u32 mro_path_probe(struct mro_pathset *ps, u16 p, u32 now_us);
+/*
+ * An ACK echoed transmission @echo_seq of path @p (untrusted: checked).
+ * Advances the path's delivered sequence; returns true when this revived
+ * a retired path (the echo answers its probe).
+ */
+bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq);
+
+#endif /* MRO_PATHSCORE_H */

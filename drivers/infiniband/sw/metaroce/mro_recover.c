@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce loss recovery around the paths: retires a path that
+ * black-holes (rules in mro_pathscore.c), re-probes it later with a PROBE
+ * on a fresh source port and revives it when the probe is answered; sends
+ * the tail-loss probe (a PROBE on every path with packets still out, whose
+ * echoed path sequence lets per-path loss detection find a lost tail).
+ * All under qp->lock.  Home of the tracepoints.
+ */
+#include "mro_pathscore.h"
+#include "mro_psn.h"
+#include "mro_qp.h"
+
+#define CREATE_TRACE_POINTS
+#include "mro_trace.h"
+
+#define MRO_PROBE_RTOS		4	/* first re-probe after this many RTOs */
+
+static void mro_trace_path(struct mro_qp *qp, u16 p, bool revive)
+{
+	const struct mro_path *path = &qp->paths.path[p];
+
+	if (revive)
+		trace_mro_path_revive(qp->qpn, p, path->sport, path->loss_ewma,
+				      path->srtt_us);
+	else
+		trace_mro_path_retire(qp->qpn, p, path->sport, path->loss_ewma,
+				      path->srtt_us);
+}
+
+void mro_rec_lost(struct mro_qp *qp, u16 p, bool timeout)
+{
+	if (!mro_path_lost(&qp->paths, p, timeout))
+		return;
+	mro_path_retire(&qp->paths, p, mro_now_us(),
+			MRO_PROBE_RTOS * qp->rto_us);
+	mro_count(qp->dev->stats, MRO_CNT_PATH_RETIRED, 1);
+	mro_trace_path(qp, p, false);
+}
+
+void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a)
+{
+	if (!mro_path_echo(&qp->paths, a->echo_path, a->echo_seq))
+		return;
+	mro_count(qp->dev->stats, MRO_CNT_PATH_REVIVED, 1);
+	mro_trace_path(qp, a->echo_path, true);
+}
+
+/* a PROBE on path @p with path sequence @seq; the peer answers with an ACK */
+static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq,
+			   struct sk_buff_head *out)
+{
+	struct mro_hdr hdr = {};
+	struct sk_buff *skb;
+	void *payload;
+
+	hdr.opcode = METAROCE_OP_PROBE;
+	hdr.flags = METAROCE_F_ACK_REQ;
+	hdr.sqpn = qp->qpn;
+	hdr.dqpn = qp->dest_qpn;
+	hdr.psn = qp->snd_nxt;
+	hdr.path = p;
+	hdr.path_seq = seq;
+	hdr.tsval = mro_now_us();
+	hdr.ctrl.token = seq;
+	skb = mro_tx_build(qp, &qp->av, &hdr, 0, &payload);
+	if (!skb)
+		return;
+	mro_tx_seal(skb);
+	__skb_queue_tail(out, skb);
+	mro_path_sent(&qp->paths, p, 0, false);
+	mro_count(qp->dev->stats, MRO_CNT_PROBES_SENT, 1);
+}
+
+void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out)
+{
+	u32 now = mro_now_us();
+	u16 p;
+
+	for (p = 0; p < qp->paths.n; p++) {
+		if (!mro_path_probe_due(&qp->paths, p, now))
+			continue;
+		/* mro_path_probe() gives it a fresh source port */
+		mro_send_probe(qp, p, mro_path_probe(&qp->paths, p, now), out);
+	}
+}
+
+void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out)
+{
+	DECLARE_BITMAP(busy, MRO_MAX_PATHS);
+	u32 psn;
+	u16 p;
+
+	bitmap_zero(busy, MRO_MAX_PATHS);
+	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
+		struct mro_txslot *t = mro_slot(qp, psn);
+
+		if (t->state == MRO_TX_SENT && t->on_path &&
+		    t->path < qp->paths.n)
+			__set_bit(t->path, busy);
+	}
+	for_each_set_bit(p, busy, MRO_MAX_PATHS) {
+		if (qp->paths.path[p].state != MRO_PATH_ACTIVE)
+			continue;
+		mro_send_probe(qp, p, qp->paths.path[p].next_seq++, out);
+	}
+	mro_count(qp->dev->stats, MRO_CNT_TLP, 1);
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* metaroce RTT estimation, RTO with backoff, tail-loss probe timeout */
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <kunit/visibility.h>
+
+#include "mro_rto.h"
+
+bool mro_rtt_update(u32 *srtt, u32 *rttvar, u32 rtt_us)
+{
+	u32 err;
+
+	if (rtt_us > MRO_RTT_SANE_US)
+		return false;
+	if (!rtt_us)
+		rtt_us = 1;	/* keeps "0 = no sample" unambiguous */
+	if (!*srtt) {
+		*srtt = rtt_us;
+		*rttvar = rtt_us / 2;
+		return true;
+	}
+	/* RFC 6298 gains: 1/8 for the mean, 1/4 for the variation */
+	err = rtt_us > *srtt ? rtt_us - *srtt : *srtt - rtt_us;
+	*rttvar = *rttvar - *rttvar / 4 + err / 4;
+	*srtt = *srtt - *srtt / 8 + rtt_us / 8;
+	if (!*srtt)
+		*srtt = 1;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_rtt_update);
+
+u32 mro_rto_base(u32 srtt, u32 rttvar, u32 min_us, u32 initial_us)
+{
+	u64 us = max_t(u32, min_us, MRO_RTO_FLOOR_US);
+
+	if (srtt)
+		us = max_t(u64, us, srtt + 4ULL * rttvar);
+	else
+		us = max_t(u64, us, initial_us);
+	return min_t(u64, us, MRO_RTO_MAX_US);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_rto_base);
+
+u64 mro_rto_backoff(u32 base_us, u32 backoff)
+{
+	return (u64)base_us << min_t(u32, backoff, MRO_RTO_MAX_BACKOFF);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_rto_backoff);
+
+u32 mro_pto(u32 srtt, u32 rto_us)
+{
+	u64 pto;
+
+	if (!srtt)
+		return 0;
+	pto = max_t(u64, 2ULL * srtt, MRO_RTO_FLOOR_US);
+	return pto < rto_us ? pto : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_pto);

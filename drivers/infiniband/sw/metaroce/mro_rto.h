@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metaroce retransmission timing: the smoothed RTT and its variation
+ * (RFC 6298 gains), the retransmission timeout with exponential backoff,
+ * and the tail-loss probe timeout.  Pure C on plain values (KUnit drives
+ * it); all times in microseconds.
+ */
+#ifndef MRO_RTO_H
+#define MRO_RTO_H
+
+#include <linux/types.h>
+
+#define MRO_RTO_FLOOR_US	100		/* rto_min_us below this is raised */
+#define MRO_RTO_MAX_US		(2 * 1000 * 1000)	/* before backoff */
+#define MRO_RTO_MAX_BACKOFF	6		/* doublings at most */
+#define MRO_RTT_SANE_US		(10 * 1000 * 1000)	/* larger echoes: nonsense */
+
+/*
+ * Fold the sample @rtt_us into *srtt / *rttvar; *srtt == 0 means "no
+ * sample yet".  Samples above MRO_RTT_SANE_US are ignored (false).
+ */
+bool mro_rtt_update(u32 *srtt, u32 *rttvar, u32 rtt_us);
+
+/*
+ * The RTO before backoff: srtt + 4 * rttvar, at least @min_us (itself at
+ * least MRO_RTO_FLOOR_US), at most MRO_RTO_MAX_US.  Without a sample
+ * (@srtt == 0), @initial_us (the IB local ACK timeout) within the same
+ * bounds.
+ */
+u32 mro_rto_base(u32 srtt, u32 rttvar, u32 min_us, u32 initial_us);
+
+/* the timer value after @backoff consecutive expirations */
+u64 mro_rto_backoff(u32 base_us, u32 backoff);
+
+/*
+ * The tail-loss probe timeout: 2 * srtt, at least MRO_RTO_FLOOR_US; 0 when
+ * no probe is worth sending (no RTT sample, or it would not fire before
+ * the RTO @rto_us).
+ */
+u32 mro_pto(u32 srtt, u32 rto_us);
+
+#endif /* MRO_RTO_H */

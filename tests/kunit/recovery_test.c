@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests of metaroce's loss recovery building blocks: SACK
+ * consumption and ACK bounds, per-path loss detection with the reordering
+ * distance fallback and the resend guard (mro_loss.c), RTT, RTO, backoff
+ * and tail-loss probe timeouts (mro_rto.c), path scoring, retirement,
+ * re-probe and revival (mro_pathscore.c) and the retransmission path
+ * choice (mro_path.c), with wrap-around and adversarial inputs.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+
+#include "mro_loss.h"
+#include "mro_path.h"
+#include "mro_pathscore.h"
+#include "mro_rto.h"
+
+static void sack_next(struct kunit *test)
+{
+	u64 sack[METAROCE_SACK_WORDS] = {};
+
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 128, 0), 128);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 0, 0), 0);
+	sack[0] = BIT_ULL(0) | BIT_ULL(63);
+	sack[1] = BIT_ULL(0) | BIT_ULL(63);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 128, 0), 0);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 128, 1), 63);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 128, 64), 64);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 128, 65), 127);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 128, 128), 128);
+	/* bits at or beyond nbits do not count */
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 127, 65), 127);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 64, 1), 63);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 63, 1), 63);
+	/* adversarial bit counts are clamped to the bitmap */
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 0xffff, 65), 127);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 0xffff, 128), 128);
+	KUNIT_EXPECT_EQ(test, mro_sack_next(sack, 0xffff, 0xfff0), 128);
+}
+
+/* walking the SACK visits exactly the set bits, once each */
+static void sack_walk(struct kunit *test)
+{
+	u64 sack[METAROCE_SACK_WORDS] = { 0xa5a5a5a5a5a5a5a5ULL,
+					  0x8000000000000001ULL };
+	u16 i, n = 0, want = hweight64(sack[0]) + hweight64(sack[1]);
+
+	for (i = mro_sack_next(sack, 128, 0); i < 128;
+	     i = mro_sack_next(sack, 128, i + 1)) {
+		KUNIT_EXPECT_TRUE(test, (sack[i / 64] >> (i % 64)) & 1);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, want);
+}
+
+static void ack_bounds(struct kunit *test)
+{
+	u32 una = 0xfffffff0U, nxt = 0x10;
+
+	KUNIT_EXPECT_TRUE(test, mro_ack_cum_ok(nxt, una, nxt, 512));
+	KUNIT_EXPECT_TRUE(test, mro_ack_cum_ok(una, una, nxt, 512));
+	KUNIT_EXPECT_TRUE(test, mro_ack_cum_ok(0, una, nxt, 512));
+	KUNIT_EXPECT_FALSE(test, mro_ack_cum_ok(nxt + 1, una, nxt, 512));
+	KUNIT_EXPECT_TRUE(test, mro_ack_cum_ok(una - 512, una, nxt, 512));
+	KUNIT_EXPECT_FALSE(test, mro_ack_cum_ok(una - 513, una, nxt, 512));
+	KUNIT_EXPECT_FALSE(test, mro_ack_cum_ok(una + 0x80000000U, una, nxt,
+						512));
+	/* echoed path sequences: only ones we sent */
+	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(0xffffffffU, 2));
+	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(1, 2));
+	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(2, 2));
+	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(3, 2));
+	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(2 - (1U << 30) - 1, 2));
+	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(2 - (1U << 30), 2));
+}
+
+/* a connection with 1 ms path RTT, 100 us variation, 8 paths */
+static struct mro_loss_ctx loss_ctx(u32 now, u32 highest, u32 acked_next)
+{
+	struct mro_loss_ctx c = {
+		.now_us = now,
+		.highest_acked = highest,
+		.known_end = highest + 1000,
+		.reorder = mro_loss_reorder(8),
+		.guard_us = 1000,
+		.path_acked_next = acked_next,
+		.srtt_us = 1000,
+		.rttvar_us = 100,
+	};
+	return c;
+}
+
+static void loss_per_path(struct kunit *test)
+{
+	struct mro_loss_pkt p = { .psn = 100, .sent_us = 5000,
+				  .path_seq = 7, .on_path = true };
+	struct mro_loss_ctx c;
+
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8), 27U);
+	/* seq 8 on the path delivered, PSN 101 too: lost after srtt + reo */
+	c = loss_ctx(5000 + 1250, 102, 9);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	/* ... not before: a path may still reorder a little */
+	c = loss_ctx(5000 + 1249, 102, 9);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* only itself (acked_next = seq + 1) or earlier delivered: not lost */
+	c = loss_ctx(5000 + 100000, 102, 8);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	c = loss_ctx(5000 + 100000, 102, 0);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* no transmission of its own: the path rule does not apply */
+	p.on_path = false;
+	c = loss_ctx(5000 + 100000, 102, 9);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* the path rule works beyond the highest SACKed PSN (probe echo) */
+	p.on_path = true;
+	c = loss_ctx(5000 + 100000, 90, 9);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	/* ... but not beyond what a (full) SACK could report */
+	c.known_end = 100;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	c.known_end = 101;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+}
+
+static void loss_reorder_fallback(struct kunit *test)
+{
+	struct mro_loss_pkt p = { .psn = 100, .sent_us = 5000,
+				  .path_seq = 7, .on_path = true };
+	struct mro_loss_ctx c;
+
+	/* black hole: nothing later on its path, far behind across paths */
+	c = loss_ctx(5000 + 1400, 100 + 28, 7);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	/* within srtt + 4 * rttvar: other paths may just be faster */
+	c = loss_ctx(5000 + 1399, 100 + 28, 7);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* less than the reordering distance ahead: wait (RTO, probe) */
+	c = loss_ctx(5000 + 100000, 100 + 27, 7);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* READ response slots use the same fallback */
+	p.on_path = false;
+	c = loss_ctx(5000 + 1400, 100 + 28, 0);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	/* nothing after it delivered at all */
+	c = loss_ctx(5000 + 100000, 100, 0);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+}
+
+static void loss_resend_guard(struct kunit *test)
+{
+	struct mro_loss_pkt p = { .psn = 100, .sent_us = 5000,
+				  .path_seq = 7, .on_path = true, .retx = 1 };
+	struct mro_loss_ctx c;
+
+	/* resent: not declared lost again within one RTT (guard 2 ms) */
+	c = loss_ctx(5000 + 1999, 200, 20);
+	c.guard_us = 2000;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	c.now_us = 5000 + 2000;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	/* a first transmission has no guard */
+	p.retx = 0;
+	c.now_us = 5000 + 1250;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+}
+
+static void loss_wrap(struct kunit *test)
+{
+	struct mro_loss_pkt p = { .psn = 0xfffffffeU, .sent_us = 0xffffff00U,
+				  .path_seq = 0xffffffffU, .on_path = true };
+	struct mro_loss_ctx c;
+
+	/* PSN, path sequence and clock all wrap between send and ACK */
+	c = loss_ctx(0xffffff00U + 1250, 5, 1);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	c = loss_ctx(0xffffff00U + 1250, 5, 0);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	c = loss_ctx(0xffffff00U + 1400, 0xfffffffeU + 28, 0);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	c = loss_ctx(0xffffff00U + 1400, 0xfffffffeU + 27, 0);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+}
+
+static void loss_adversarial(struct kunit *test)
+{
+	struct mro_loss_pkt p = { .psn = 100, .sent_us = 5000,
+				  .path_seq = 7, .on_path = true };
+	struct mro_loss_ctx c;
+
+	/* a send time in the future is never "out long enough" */
+	c = loss_ctx(4000, 1000, 100);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* a highest_acked half the space away reads as behind */
+	c = loss_ctx(5000 + 100000, 100 + 0x80000001U, 0);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* a path_acked_next half the space away reads as behind */
+	c = loss_ctx(5000 + 100000, 100, 8 + 0x80000001U);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* no RTT yet: the path rule fires on evidence alone */
+	c = loss_ctx(5000, 100, 9);
+	c.srtt_us = 0;
+	c.rttvar_us = 0;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+}
+
+static void rtt_update(struct kunit *test)
+{
+	u32 srtt = 0, rttvar = 0, i;
+
+	KUNIT_EXPECT_TRUE(test, mro_rtt_update(&srtt, &rttvar, 800));
+	KUNIT_EXPECT_EQ(test, srtt, 800U);
+	KUNIT_EXPECT_EQ(test, rttvar, 400U);
+	KUNIT_EXPECT_TRUE(test, mro_rtt_update(&srtt, &rttvar, 1600));
+	KUNIT_EXPECT_EQ(test, srtt, 900U);
+	KUNIT_EXPECT_EQ(test, rttvar, 500U);
+	/* nonsense (a wrapped or forged echo) is ignored */
+	KUNIT_EXPECT_FALSE(test, mro_rtt_update(&srtt, &rttvar, 0xfffffff0U));
+	KUNIT_EXPECT_FALSE(test, mro_rtt_update(&srtt, &rttvar,
+						MRO_RTT_SANE_US + 1));
+	KUNIT_EXPECT_EQ(test, srtt, 900U);
+	/* a zero sample keeps srtt != 0 ("no sample") */
+	srtt = 0;
+	KUNIT_EXPECT_TRUE(test, mro_rtt_update(&srtt, &rttvar, 0));
+	KUNIT_EXPECT_EQ(test, srtt, 1U);
+	for (i = 0; i < 100; i++)
+		mro_rtt_update(&srtt, &rttvar, 0);
+	KUNIT_EXPECT_GE(test, srtt, 1U);
+	/* converges to a steady RTT, and its variation decays */
+	srtt = 0;
+	mro_rtt_update(&srtt, &rttvar, 100000);
+	for (i = 0; i < 200; i++)
+		mro_rtt_update(&srtt, &rttvar, 500);
+	KUNIT_EXPECT_LE(test, srtt, 600U);
+	KUNIT_EXPECT_LE(test, rttvar, 100U);
+}
+
+static void rto_compute(struct kunit *test)
+{
+	/* srtt + 4 * rttvar above the minimum */
+	KUNIT_EXPECT_EQ(test, mro_rto_base(1000, 500, 1000, 0), 3000U);
+	/* the minimum wins, and is at least 100 us */
+	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 1000, 0), 1000U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 100, 0), 100U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 1, 0), 100U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 0, 0), 100U);
+	/* no sample: the initial (IB ACK timeout) value */
+	KUNIT_EXPECT_EQ(test, mro_rto_base(0, 0, 1000, 500000), 500000U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(0, 0, 1000, 10), 1000U);
+	/* capped, also with absurd inputs (no overflow) */
+	KUNIT_EXPECT_EQ(test, mro_rto_base(0xffffffffU, 0xffffffffU, 0, 0),
+			(u32)MRO_RTO_MAX_US);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(0, 0, 0xffffffffU, 0),
+			(u32)MRO_RTO_MAX_US);
+	/* exponential backoff, at most 2^6 */
+	KUNIT_EXPECT_EQ(test, mro_rto_backoff(1000, 0), 1000ULL);
+	KUNIT_EXPECT_EQ(test, mro_rto_backoff(1000, 1), 2000ULL);
+	KUNIT_EXPECT_EQ(test, mro_rto_backoff(1000, 6), 64000ULL);
+	KUNIT_EXPECT_EQ(test, mro_rto_backoff(1000, 7), 64000ULL);
+	KUNIT_EXPECT_EQ(test, mro_rto_backoff(MRO_RTO_MAX_US, 0xffffffffU),
+			64ULL * MRO_RTO_MAX_US);
+	/* the tail-loss probe: two RTTs, before the RTO or not at all */
+	KUNIT_EXPECT_EQ(test, mro_pto(0, 5000), 0U);
+	KUNIT_EXPECT_EQ(test, mro_pto(1000, 5000), 2000U);
+	KUNIT_EXPECT_EQ(test, mro_pto(1000, 2000), 0U);
+	KUNIT_EXPECT_EQ(test, mro_pto(10, 5000), 100U);
+	KUNIT_EXPECT_EQ(test, mro_pto(0xffffffffU, 0xffffffffU), 0U);
+}
+
+static void score_and_retire(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u16 i;
+
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 99, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, mro_paths_active(&ps), 8);
+	/* random loss: a delivery between losses never retires */
+	for (i = 0; i < 1000; i++) {
+		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 1, false));
+		mro_path_delivered(&ps, 1);
+	}
+	KUNIT_EXPECT_EQ(test, ps.path[1].lost, 1000ULL);
+	KUNIT_EXPECT_EQ(test, ps.path[1].streak, 0);
+	/* a black hole: MRO_RETIRE_STREAK losses in a row */
+	for (i = 1; i < MRO_RETIRE_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 2, false));
+	KUNIT_EXPECT_TRUE(test, mro_path_lost(&ps, 2, false));
+	/* timeouts count, and weigh more in the loss rate */
+	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 3, true));
+	KUNIT_EXPECT_EQ(test, ps.path[3].timeouts, 1ULL);
+	KUNIT_EXPECT_EQ(test, ps.path[3].lost, 0ULL);
+	KUNIT_EXPECT_GT(test, ps.path[3].loss_ewma, ps.path[2].loss_ewma / 8);
+	/* scores: clean < lossy < black-holed; retired is worst */
+	KUNIT_EXPECT_LT(test, mro_path_score(&ps, 0), mro_path_score(&ps, 1));
+	KUNIT_EXPECT_LT(test, mro_path_score(&ps, 1), mro_path_score(&ps, 2));
+	/* RTT inflation makes a path worse */
+	mro_path_rtt(&ps, 4, 1000);
+	mro_path_rtt(&ps, 5, 8000);
+	KUNIT_EXPECT_LT(test, mro_path_score(&ps, 4), mro_path_score(&ps, 5));
+	KUNIT_EXPECT_EQ(test, mro_path_score(&ps, 4), 0U);
+	mro_path_retire(&ps, 2, 0, 0);
+	KUNIT_EXPECT_EQ(test, mro_path_score(&ps, 2), U32_MAX);
+	KUNIT_EXPECT_EQ(test, mro_paths_active(&ps), 7);
+	KUNIT_EXPECT_EQ(test, ps.path[2].retired, 1ULL);
+	/* mostly lost recently and a short streak */
+	for (i = 0; i < 40; i++) {
+		mro_path_lost(&ps, 6, false);
+		mro_path_lost(&ps, 6, false);
+		mro_path_delivered(&ps, 6);
+	}
+	KUNIT_EXPECT_GE(test, ps.path[6].loss_ewma, MRO_RETIRE_EWMA);
+	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 6, false));
+	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 6, false));
+	KUNIT_EXPECT_TRUE(test, mro_path_lost(&ps, 6, false));
+	/* the last active path is never retired */
+	for (i = 0; i < 8; i++)
+		if (i != 7)
+			mro_path_retire(&ps, i, 0, 0);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 7, true));
+	KUNIT_EXPECT_EQ(test, mro_paths_active(&ps), 1);
+	/* the streak saturates instead of wrapping */
+	ps.path[7].streak = U16_MAX;
+	mro_path_lost(&ps, 7, false);
+	KUNIT_EXPECT_EQ(test, ps.path[7].streak, U16_MAX);
+	KUNIT_EXPECT_LE(test, ps.path[7].loss_ewma, MRO_LOSS_ONE);
+	mro_paths_free(&ps);
+}
+
+static void retire_probe_revive(struct kunit *test)
+{
+	u32 now = 0xffffff00U, seq, old_next;
+	struct mro_pathset ps;
+	u16 old_sport, i, j;
+
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 5, GFP_KERNEL), 0);
+	mro_path_rtt(&ps, 2, 700);
+	old_sport = ps.path[2].sport;
+	mro_path_retire(&ps, 2, now, 4000);
+	KUNIT_EXPECT_EQ(test, ps.path[2].state, MRO_PATH_RETIRED);
+	/* the clock wraps before the probe is due */
+	KUNIT_EXPECT_FALSE(test, mro_path_probe_due(&ps, 2, now + 3999));
+	KUNIT_EXPECT_TRUE(test, mro_path_probe_due(&ps, 2, now + 4000));
+	KUNIT_EXPECT_FALSE(test, mro_path_probe_due(&ps, 3, now + 4000));
+	now += 4000;
+	old_next = ps.path[2].next_seq;
+	seq = mro_path_probe(&ps, 2, now);
+	KUNIT_EXPECT_EQ(test, seq, old_next);
+	/* a fresh source port, unique in the set */
+	KUNIT_EXPECT_NE(test, ps.path[2].sport, old_sport);
+	for (i = 0; i < 8; i++)
+		if (i != 2)
+			KUNIT_EXPECT_NE(test, ps.path[i].sport,
+					ps.path[2].sport);
+	/* backoff of the re-probe interval */
+	KUNIT_EXPECT_EQ(test, ps.path[2].probe_wait_us, 8000U);
+	KUNIT_EXPECT_FALSE(test, mro_path_probe_due(&ps, 2, now + 3999));
+	KUNIT_EXPECT_TRUE(test, mro_path_probe_due(&ps, 2, now + 4000));
+	/* echoes that do not answer the probe do not revive */
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq - 1));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq + 1));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 8, seq));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 0xffff, seq));
+	KUNIT_EXPECT_EQ(test, ps.path[2].state, MRO_PATH_RETIRED);
+	/* the probe's echo does */
+	KUNIT_EXPECT_TRUE(test, mro_path_echo(&ps, 2, seq));
+	KUNIT_EXPECT_EQ(test, ps.path[2].state, MRO_PATH_ACTIVE);
+	KUNIT_EXPECT_EQ(test, ps.path[2].revived, 1ULL);
+	KUNIT_EXPECT_EQ(test, ps.path[2].srtt_us, 0U);
+	KUNIT_EXPECT_EQ(test, ps.path[2].acked_next, seq + 1);
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq));
+	/* retired without a probe out: an echo does not revive */
+	mro_path_retire(&ps, 2, now, 0);
+	KUNIT_EXPECT_EQ(test, ps.path[2].probe_wait_us,
+			(u32)MRO_PROBE_MIN_US);
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq));
+	/* the interval is capped */
+	mro_path_retire(&ps, 3, now, 0xffffffffU);
+	KUNIT_EXPECT_EQ(test, ps.path[3].probe_wait_us,
+			(u32)MRO_PROBE_MAX_US);
+	for (i = 0; i < 20; i++)
+		mro_path_probe(&ps, 3, now);
+	KUNIT_EXPECT_EQ(test, ps.path[3].probe_wait_us,
+			(u32)MRO_PROBE_MAX_US);
+	/* many fresh ports: always unique within the set */
+	for (i = 0; i < 500; i++) {
+		mro_path_new_sport(&ps, i % 8);
+		for (j = 0; j < 8; j++)
+			if (j != i % 8)
+				KUNIT_EXPECT_NE(test, ps.path[j].sport,
+						ps.path[i % 8].sport);
+		KUNIT_EXPECT_GE(test, ps.path[i % 8].sport, MRO_SPORT_BASE);
+	}
+	mro_paths_free(&ps);
+}
+
+static void sched_retx_and_retired(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 seq, counts[8] = {};
+	u16 i, p;
+
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
+	/* a retransmission never takes the path that lost the packet */
+	for (i = 0; i < 64; i++) {
+		p = mro_path_pick_retx(&ps, 3, &seq);
+		KUNIT_EXPECT_NE(test, p, 3);
+		counts[p]++;
+	}
+	/* ... and spreads over the healthy ones */
+	for (i = 0; i < 8; i++)
+		if (i != 3)
+			KUNIT_EXPECT_GT(test, counts[i], 0U);
+	/* it prefers the healthier path */
+	for (i = 0; i < 8; i++)
+		if (i != 5)
+			mro_path_lost(&ps, i, false);
+	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 3, &seq), 5);
+	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 3, &seq), 5);
+	/* never a retired one; all others retired: the scheduler decides */
+	mro_path_retire(&ps, 5, 0, 0);
+	KUNIT_EXPECT_NE(test, mro_path_pick_retx(&ps, 3, &seq), 5);
+	for (i = 0; i < 8; i++)
+		if (i != 3)
+			mro_path_retire(&ps, i, 0, 0);
+	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 3, &seq), 3);
+	/* the round robin skips retired paths */
+	mro_paths_free(&ps);
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
+	mro_path_retire(&ps, 6, 0, 0);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_NE(test, mro_path_pick(&ps, &seq), 6);
+	seq = mro_path_probe(&ps, 6, 0);
+	KUNIT_EXPECT_TRUE(test, mro_path_echo(&ps, 6, seq));
+	memset(counts, 0, sizeof(counts));
+	for (i = 0; i < 80; i++)
+		counts[mro_path_pick(&ps, &seq)]++;
+	KUNIT_EXPECT_EQ(test, counts[6], 10U);
+	mro_paths_free(&ps);
+	/* one path: a retransmission has nowhere else to go */
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 1, 11, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 0, &seq), 0);
+	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 0, true));
+	mro_paths_free(&ps);
+}
+
+static struct kunit_case metaroce_recovery_cases[] = {
+	KUNIT_CASE(sack_next),
+	KUNIT_CASE(sack_walk),
+	KUNIT_CASE(ack_bounds),
+	KUNIT_CASE(loss_per_path),
+	KUNIT_CASE(loss_reorder_fallback),
+	KUNIT_CASE(loss_resend_guard),
+	KUNIT_CASE(loss_wrap),
+	KUNIT_CASE(loss_adversarial),
+	KUNIT_CASE(rtt_update),
+	KUNIT_CASE(rto_compute),
+	KUNIT_CASE(score_and_retire),
+	KUNIT_CASE(retire_probe_revive),
+	KUNIT_CASE(sched_retx_and_retired),
+	{}
+};
+
+static struct kunit_suite metaroce_recovery_suite = {
+	.name = "metaroce_recovery",
+	.test_cases = metaroce_recovery_cases,
+};
+
+kunit_test_suite(metaroce_recovery_suite);
