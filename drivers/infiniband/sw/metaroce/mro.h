@@ -13,6 +13,7 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 
+#include "mro_cc_qp.h"
 #include "mro_compat.h"
 #include "mro_counters.h"
 #include "mro_obj.h"
@@ -42,6 +43,7 @@ struct mro_dev {
 	unsigned int payload_mtu;	/* bytes of payload per packet */
 
 	atomic64_t stats[MRO_NR_COUNTERS];
+	struct mro_cc_dev cc;		/* congestion control (mro_cc_*.c) */
 
 	/*
 	 * Objects the receive path finds by number.  Writers (create and

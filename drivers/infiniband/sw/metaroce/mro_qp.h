@@ -197,6 +197,9 @@ struct mro_qp {
 
 	/* paths */
 	struct mro_pathset paths;
+
+	/* congestion control (mro_cc_qp.c) */
+	struct mro_cc_qp cc;
 };
 
 static inline struct mro_qp *to_mro_qp(struct ib_qp *ibqp)

@@ -34,9 +34,8 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	} else if (mro_ud_opcode(hdr->opcode) || hdr->sqpn != qp->dest_qpn) {
 		goto mismatch;
 	}
-	if (hdr->opcode == METAROCE_OP_PROBE ||
-	    hdr->opcode == METAROCE_OP_CREDIT)
-		goto put;	/* path probes and credits: not yet used */
+	if (hdr->opcode == METAROCE_OP_PROBE)
+		goto put;	/* path probes: not yet used */
 
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&qp->lock);
