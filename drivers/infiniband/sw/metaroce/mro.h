@@ -13,6 +13,7 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 
+#include "mro_cc_qp.h"
 #include "mro_compat.h"
 #include "mro_counters.h"
 #include "mro_obj.h"
@@ -54,6 +55,7 @@ struct mro_dev {
 	DECLARE_BITMAP(slot_on, MRO_NR_SLOT_STATS);
 	u64 slot_gone[MRO_NR_SLOT_STATS];	/* destroyed QPs */
 	u32 paths;			/* paths per new QP; 0: param */
+	struct mro_cc_dev cc;		/* congestion control (mro_cc_*.c) */
 
 	/*
 	 * Objects the receive path finds by number.  Writers (create and

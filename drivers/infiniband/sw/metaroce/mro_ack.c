@@ -252,6 +252,8 @@ static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
 void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		 struct sk_buff *skb, struct sk_buff_head *out)
 {
+	u32 una = qp->snd_una, lost = qp->lost;
+
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
@@ -259,6 +261,10 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	switch (hdr->opcode) {
 	case METAROCE_OP_ACK:
 		mro_req_ack(qp, &hdr->ack);
+		mro_cc_ack(qp, &hdr->ack, una, lost);
+		break;
+	case METAROCE_OP_CREDIT:
+		mro_cc_credit_rcv(qp, &hdr->ctrl);
 		break;
 	case METAROCE_OP_READ_RESP:
 		mro_req_read_resp(qp, hdr, skb);
@@ -303,6 +309,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		goto unlock;
 	}
 	mro_qp_count(qp, MRO_CNT_RTO, 1);
+	mro_cc_timeout(qp);
 	if (qp->retry_left)
 		qp->retry_left--;
 	/*

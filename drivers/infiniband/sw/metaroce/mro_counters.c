@@ -76,6 +76,16 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_NR_COUNTERS + 29] = MRO_SLOT_DESC("path7_retx"),
 	[MRO_NR_COUNTERS + 30] = MRO_SLOT_DESC("path7_lost"),
 	[MRO_NR_COUNTERS + 31] = MRO_SLOT_DESC("path7_timeouts"),
+	[MRO_CNT_CC_ECN_CE_RCVD].name = "cc_ecn_ce_rcvd",
+	[MRO_CNT_CC_ECN_ECHOED].name = "cc_ecn_echoed",
+	[MRO_CNT_CC_DECREASE].name = "cc_decrease",
+	[MRO_CNT_CC_CWND_LIMITED].name = "cc_cwnd_limited",
+	[MRO_CNT_CC_CREDIT_LIMITED].name = "cc_credit_limited",
+	[MRO_CNT_CC_PACE_DEFERRED].name = "cc_pace_deferred",
+	[MRO_CNT_CC_CREDIT_SENT].name = "cc_credit_sent",
+	[MRO_CNT_CC_CREDIT_RCVD].name = "cc_credit_rcvd",
+	[MRO_CNT_CC_BAD_FEEDBACK].name = "cc_bad_feedback",
+	[MRO_CNT_CC_CREDIT_PROBE].name = "cc_credit_probe",
 };
 
 static_assert(ARRAY_SIZE(mro_counter_descs) == MRO_NR_ALL_COUNTERS);

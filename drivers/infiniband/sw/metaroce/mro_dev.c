@@ -173,6 +173,7 @@ int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (!dev)
 		return -ENOMEM;
 	mro_set_ops(dev);
+	mro_cc_dev_init(dev);
 	atomic_inc(&mro_devs_alive);
 	INIT_LIST_HEAD(&dev->list);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);

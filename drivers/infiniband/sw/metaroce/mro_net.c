@@ -104,6 +104,9 @@ static int mro_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		mro_count(dev->stats, mro_wire_drop_counter[err], 1);
 		goto drop_dev;
 	}
+	hdr.ce = mro_cc_skb_ce(skb);
+	if (hdr.ce)
+		mro_count(dev->stats, MRO_CNT_CC_ECN_CE_RCVD, 1);
 	mro_rcv(dev, skb, &hdr);
 	mro_dev_put(dev);
 	return 0;

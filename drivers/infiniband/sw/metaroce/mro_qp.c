@@ -204,6 +204,7 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->rnr_timer.function = mro_req_rnr;
 	INIT_WORK(&qp->tx_work, mro_req_tx_work);
+	mro_cc_qp_create(qp);
 	__skb_queue_head_init(&qp->txq);
 
 	err = mro_qp_alloc_sq(qp, init);
@@ -375,6 +376,7 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 
 	if (mask & IB_QP_STATE && new != qp->state) {
+		mro_cc_qp_state(qp, new);
 		switch (new) {
 		case IB_QPS_RESET:
 			mro_qp_reset_transport(qp);
@@ -488,6 +490,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	hrtimer_cancel(&qp->rto_timer);
 	hrtimer_cancel(&qp->rnr_timer);
+	mro_cc_qp_destroy(qp);
 	cancel_work_sync(&qp->tx_work);
 	__skb_queue_purge(&qp->txq);
 	mro_qp_free_all(qp);

@@ -203,6 +203,8 @@ struct mro_qp {
 
 	/* this QP's share of the port counters (mro_counter_per_qp()) */
 	atomic64_t stats[MRO_NR_COUNTERS];
+	/* congestion control (mro_cc_qp.c) */
+	struct mro_cc_qp cc;
 };
 
 static inline struct mro_qp *to_mro_qp(struct ib_qp *ibqp)

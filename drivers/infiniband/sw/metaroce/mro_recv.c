@@ -35,8 +35,6 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		goto mismatch;
 	}
 	mro_qp_count_rx(qp, skb->len);
-	if (hdr->opcode == METAROCE_OP_CREDIT)
-		goto put;	/* credits: not yet used */
 
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&qp->lock);

@@ -506,6 +506,8 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 		}
 		if (rc && mro_inflight(qp) + n > qp->txwin)
 			return -1;
+		if (rc && !mro_cc_may_send(qp, n))	/* cwnd, credit, pacing */
+			return -1;
 		if (s->is_read_atomic && !s->sent &&
 		    qp->rd_atomic_inflight >= max_t(u8, qp->max_rd_atomic, 1))
 			return -1;
@@ -533,6 +535,8 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			qp->rd_atomic_inflight++;
 		qp->snd_nxt += n;
 		s->sent += n;
+		if (rc)
+			mro_cc_sent(qp, len);
 		sent++;
 	}
 	if (s->sent >= s->npkts) {

@@ -44,7 +44,7 @@ static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
 	hdr.ack.nak_code = code;
 	hdr.ack.cum_psn = qp->rxwin.base;
 	hdr.ack.nak_psn = nak_psn;
-	hdr.ack.credit_psn = qp->rxwin.base + qp->rxwin.size;
+	hdr.ack.credit_psn = mro_cc_grant(qp);
 	mro_rxwin_sack(&qp->rxwin, hdr.ack.sack, &hdr.ack.sack_bits);
 	hdr.ack.ts_echo = req->tsval;
 	hdr.ack.echo_path = req->path;
@@ -489,6 +489,7 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		    hdr->opcode == METAROCE_OP_SEND_INV))
 		return;
 
+	mro_cc_rx(qp, hdr);	/* CE count, credit activity */
 	cls = mro_rxwin_classify(&qp->rxwin, hdr->psn);
 	if (cls == MRO_RX_AHEAD) {
 		mro_qp_count(qp, MRO_CNT_DROP_WINDOW, 1);

@@ -85,6 +85,7 @@ struct mro_hdr {
 		struct mro_ctrl_hdr ctrl;
 	};
 	u32 payload_len;	/* filled by decode */
+	bool ce;		/* receive path: outer IP header was CE */
 };
 
 /* length of the extension header of @opcode, or -1 for an unknown opcode */

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce congestion control core: the algorithm table, feedback
+ * validation, the windowed minimum RTT and pacing arithmetic.
+ */
+#include <linux/kernel.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+#include <kunit/visibility.h>
+
+#include "mro_cc.h"
+
+static const struct mro_cc_ops *const mro_cc_algos[] = {
+	&mro_cc_dual,
+	&mro_cc_off,
+};
+
+const struct mro_cc_ops *mro_cc_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(mro_cc_algos); i++)
+		if (sysfs_streq(name, mro_cc_algos[i]->name))
+			return mro_cc_algos[i];
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_find);
+
+void mro_cc_init(struct mro_cc *cc, const struct mro_cc_ops *ops,
+		 const struct mro_cc_params *p)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->ops = ops;
+	cc->p = p;
+	cc->alpha = MRO_CC_ONE;
+	mro_minrtt_reset(&cc->minrtt);
+	ops->init(cc);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_init);
+
+u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp)
+{
+	u32 lo = clamp_t(u32, cc->p->min_cwnd, 1, MRO_CC_MAX_CWND);
+	u32 hi = clamp_t(u32, cc->p->max_cwnd, lo, MRO_CC_MAX_CWND);
+
+	return clamp_t(u64, cwnd_fp, (u64)lo << MRO_CC_FP_SHIFT,
+		       (u64)hi << MRO_CC_FP_SHIFT);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_clamp);
+
+unsigned int mro_cc_make_sample(struct mro_cc *cc, u32 now_us, u32 ts_echo,
+				u16 ecn_ce, u32 acked, u32 inflight,
+				struct mro_cc_sample *s)
+{
+	unsigned int bad = MRO_CC_FB_OK;
+	u32 rtt = now_us - ts_echo;
+	u16 delta;
+
+	memset(s, 0, sizeof(*s));
+	s->now_us = now_us;
+	s->acked = acked;
+	/* a wrapped difference also catches echoes from the future */
+	if (rtt <= MRO_CC_RTT_MAX_US) {
+		u32 min;
+
+		mro_minrtt_update(&cc->minrtt, now_us, rtt,
+				  MRO_CC_MINRTT_WIN_US);
+		min = mro_minrtt_get(&cc->minrtt);
+		s->rtt_us = max_t(u32, rtt, 1);
+		s->delay_us = rtt > min ? rtt - min : 0;
+	} else {
+		bad |= MRO_CC_FB_BAD_RTT;
+	}
+
+	if (!cc->ecn_synced) {
+		cc->ecn_synced = true;
+		cc->ecn_seen = ecn_ce;
+		return bad;
+	}
+	delta = ecn_ce - cc->ecn_seen;
+	if (delta >= 0x8000)
+		return bad;	/* an older ACK overtaken by a newer one */
+	if ((u64)delta > (u64)acked + inflight + MRO_CC_ECN_SLACK) {
+		cc->ecn_seen = ecn_ce;	/* resynchronise, use nothing */
+		return bad | MRO_CC_FB_BAD_ECN;
+	}
+	cc->ecn_seen = ecn_ce;
+	s->ecn = delta;
+	cc->ecn_total += delta;
+	return bad;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_make_sample);
+
+void mro_minrtt_reset(struct mro_minrtt *m)
+{
+	m->cur = U32_MAX;
+	m->prev = U32_MAX;
+	m->epoch_us = 0;
+	m->started = false;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_minrtt_reset);
+
+void mro_minrtt_update(struct mro_minrtt *m, u32 now_us, u32 rtt_us,
+		       u32 win_us)
+{
+	if (!m->started) {
+		m->started = true;
+		m->epoch_us = now_us;
+	} else if (now_us - m->epoch_us >= win_us / 2) {
+		/* more than a whole window since: the old half is gone too */
+		m->prev = now_us - m->epoch_us >= win_us ? U32_MAX : m->cur;
+		m->cur = U32_MAX;
+		m->epoch_us = now_us;
+	}
+	m->cur = min(m->cur, rtt_us);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_minrtt_update);
+
+u32 mro_minrtt_get(const struct mro_minrtt *m)
+{
+	return min(m->cur, m->prev);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_minrtt_get);
+
+/* gain_pct % of cwnd * pkt_bytes per srtt, saturating */
+u64 mro_pace_rate(u32 cwnd_pkts, u32 pkt_bytes, u32 srtt_us, u32 gain_pct)
+{
+	u64 bytes = (u64)cwnd_pkts * pkt_bytes;
+	u64 factor = (u64)gain_pct * (USEC_PER_SEC / 100);
+
+	if (!srtt_us || !gain_pct || !bytes)
+		return 0;
+	if (bytes > U64_MAX / factor)
+		return U64_MAX;
+	return div_u64(bytes * factor, srtt_us);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_pace_rate);
+
+/* time to put @bytes on the wire at @rate; 0 = unpaced, at most 1 s */
+u64 mro_pace_gap_ns(u32 bytes, u64 rate)
+{
+	if (!rate)
+		return 0;
+	return min_t(u64, div64_u64((u64)bytes * NSEC_PER_SEC, rate),
+		     MRO_PACE_MAX_GAP_NS);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_pace_gap_ns);
+
+/*
+ * Earliest time of the packet after one sent now: the clock never lags
+ * @now by more than @burst, so an idle QP earns at most a short burst.
+ */
+u64 mro_pace_next(u64 next_ns, u64 now_ns, u64 gap_ns, u64 burst_ns)
+{
+	u64 floor = now_ns > burst_ns ? now_ns - burst_ns : 0;
+
+	return max(next_ns, floor) + gap_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_pace_next);

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metaroce congestion control, sender side: a small ops table (in the
+ * manner of tcp_congestion_ops) that turns ACK samples into a congestion
+ * window and a pacing rate, the sample builder that validates the echoed
+ * feedback, a windowed minimum RTT and the pacing arithmetic.  Pure C on
+ * plain structs (KUnit drives it); see Documentation/metaroce/congestion.rst.
+ */
+#ifndef MRO_CC_H
+#define MRO_CC_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+#define MRO_CC_FP_SHIFT		10	/* cwnd in 1/1024 packet */
+#define MRO_CC_ONE		BIT(MRO_CC_FP_SHIFT)
+#define MRO_CC_INIT_CWND	16	/* packets */
+#define MRO_CC_MAX_CWND		16384	/* packets */
+#define MRO_CC_MAX_MDF		(MRO_CC_ONE / 2)	/* largest cut per RTT */
+#define MRO_CC_ALPHA_SHIFT	4	/* ECN fraction EWMA gain 1/16 */
+#define MRO_CC_MINRTT_WIN_US	(10 * 1000 * 1000)
+#define MRO_CC_RTT_MAX_US	(10 * 1000 * 1000)	/* saner samples only */
+#define MRO_CC_ECN_SLACK	64	/* marks beyond acked + in flight */
+#define MRO_PACE_BURST_PKTS	4
+#define MRO_PACE_MAX_GAP_NS	1000000000ULL
+
+/* tunables of one device; units in the names */
+struct mro_cc_params {
+	u32 target_delay_us;
+	u32 min_cwnd;		/* packets */
+	u32 max_cwnd;		/* packets */
+	u32 ai;			/* packets per RTT */
+	u32 beta_pct;		/* delay decrease gain, percent */
+	u32 pace_gain_pct;	/* 0: no pacing */
+	/* receiver credits (mro_credit.h) */
+	u32 credits;		/* 0: grant the whole receive window */
+	u32 credit_budget;	/* packets, ~ the link's BDP */
+	u32 credit_quantum;	/* packets, smallest share */
+	u32 spec_window;	/* packets before the first grant */
+	u32 credit_idle_us;
+};
+
+/* minimum over a sliding window, kept as two half-window minima */
+struct mro_minrtt {
+	u32 cur;		/* U32_MAX: none */
+	u32 prev;
+	u32 epoch_us;
+	bool started;
+};
+
+/* one ACK's worth of feedback, validated by mro_cc_make_sample() */
+struct mro_cc_sample {
+	u32 now_us;
+	u32 acked;		/* PSNs newly acknowledged cumulatively */
+	u32 rtt_us;		/* 0: no valid sample */
+	u32 delay_us;		/* rtt - windowed min */
+	u32 ecn;		/* newly reported CE marks */
+};
+
+struct mro_cc;
+
+struct mro_cc_ops {
+	const char *name;
+	void (*init)(struct mro_cc *cc);
+	void (*on_ack)(struct mro_cc *cc, const struct mro_cc_sample *s);
+	/* @lost PSNs were declared lost by SACK */
+	void (*on_loss)(struct mro_cc *cc, u32 now_us, u32 lost);
+	void (*on_timeout)(struct mro_cc *cc, u32 now_us);
+	/* window in packets */
+	u32 (*cwnd)(const struct mro_cc *cc);
+	/* bytes per second; 0: unpaced */
+	u64 (*pacing_rate)(const struct mro_cc *cc, u32 pkt_bytes);
+};
+
+/* per-QP sender state */
+struct mro_cc {
+	const struct mro_cc_ops *ops;
+	const struct mro_cc_params *p;
+	u32 cwnd_fp;		/* packets << MRO_CC_FP_SHIFT */
+	u32 ssthresh;		/* packets */
+	u32 srtt_us;		/* the QP's smoothed RTT, fed by the glue */
+	u32 last_dec_us;
+	bool dec_valid;
+	bool congested;		/* the last sample showed ECN or delay */
+	u32 alpha;		/* ECN fraction, MRO_CC_ONE = all marked */
+	u32 win_acked;		/* alpha's observation window */
+	u32 win_ecn;
+	u32 win_start_us;
+	u32 timeouts;		/* consecutive, without progress */
+	u32 last_delay_us;
+	u16 ecn_seen;		/* last ecn_ce echoed by the peer */
+	bool ecn_synced;
+	struct mro_minrtt minrtt;
+	/* telemetry */
+	u32 decreases;
+	u64 ecn_total;
+};
+
+extern const struct mro_cc_ops mro_cc_dual;
+extern const struct mro_cc_ops mro_cc_off;
+
+/* algorithm by name (NULL: unknown) */
+const struct mro_cc_ops *mro_cc_find(const char *name);
+void mro_cc_init(struct mro_cc *cc, const struct mro_cc_ops *ops,
+		 const struct mro_cc_params *p);
+/* the window clamped to the parameters, in packets */
+u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp);
+
+enum mro_cc_feedback {
+	MRO_CC_FB_OK = 0,
+	MRO_CC_FB_BAD_RTT = 1,	/* echo in the future or > 10 s old */
+	MRO_CC_FB_BAD_ECN = 2,	/* more marks than packets could carry */
+};
+
+/*
+ * Build a sample from an ACK: @ts_echo and @ecn_ce are the peer's
+ * (untrusted) echoes, @acked PSNs were newly acknowledged and @inflight are
+ * still out.  Returns MRO_CC_FB_* bits for what was rejected.
+ */
+unsigned int mro_cc_make_sample(struct mro_cc *cc, u32 now_us, u32 ts_echo,
+				u16 ecn_ce, u32 acked, u32 inflight,
+				struct mro_cc_sample *s);
+
+void mro_minrtt_reset(struct mro_minrtt *m);
+void mro_minrtt_update(struct mro_minrtt *m, u32 now_us, u32 rtt_us,
+		       u32 win_us);
+/* U32_MAX when there is no sample */
+u32 mro_minrtt_get(const struct mro_minrtt *m);
+
+/* pacing arithmetic; rates in bytes per second, times in ns */
+u64 mro_pace_rate(u32 cwnd_pkts, u32 pkt_bytes, u32 srtt_us, u32 gain_pct);
+u64 mro_pace_gap_ns(u32 bytes, u64 rate);
+u64 mro_pace_next(u64 next_ns, u64 now_ns, u64 gap_ns, u64 burst_ns);
+
+#endif /* MRO_CC_H */

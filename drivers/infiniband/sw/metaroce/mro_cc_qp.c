@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce congestion control glue.  Requester: feeds ACK samples into
+ * the device's algorithm, gates new packets by min(cwnd, credit) and paces
+ * them with an hrtimer.  Responder: counts CE marks, grants credit from
+ * the device pool in ACKs and, when the sender falls silent, in one CREDIT
+ * packet before it releases its share.  All under qp->lock.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
+
+#include "mro_psn.h"
+#include "mro_qp.h"
+
+/* bytes a data packet of @mtu payload takes on the wire (IPv4) */
+static u32 mro_cc_pkt_bytes(u32 mtu)
+{
+	return mtu + 20 + 8 + METAROCE_BTH_LEN + METAROCE_MSG_LEN +
+	       METAROCE_CRC_LEN;
+}
+
+static const struct mro_cc_params *mro_cc_p(struct mro_qp *qp)
+{
+	return &qp->dev->cc.params;
+}
+
+bool mro_cc_skb_ce(struct sk_buff *skb)
+{
+	if (skb_network_header(skb) < skb->head ||
+	    skb_network_header(skb) + sizeof(struct iphdr) > skb->data)
+		return false;
+	if (ip_hdr(skb)->version == 4)
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	if (ip_hdr(skb)->version == 6 &&
+	    skb_network_header(skb) + sizeof(struct ipv6hdr) <= skb->data)
+		return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+	return false;
+}
+
+static void mro_cc_run_locked(struct mro_qp *qp)
+{
+	struct sk_buff_head out;
+
+	__skb_queue_head_init(&out);
+	spin_lock(&qp->lock);
+	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+		mro_req_run(qp, &out, 64);
+	mro_qp_queue_tx(qp, &out);
+	spin_unlock(&qp->lock);
+	mro_qp_tx_drain(qp);
+	mro_qp_notify_cqs(qp);
+}
+
+/* the pacing clock has come: release the send queue */
+static enum hrtimer_restart mro_cc_pace_fire(struct hrtimer *t)
+{
+	struct mro_qp *qp = container_of(t, struct mro_qp, cc.pace_timer);
+
+	mro_cc_run_locked(qp);
+	return HRTIMER_NORESTART;
+}
+
+static void mro_cc_send_credit(struct mro_qp *qp, u32 grant,
+			       struct sk_buff_head *out)
+{
+	struct mro_hdr hdr = {};
+	struct sk_buff *skb;
+	void *payload;
+
+	hdr.opcode = METAROCE_OP_CREDIT;
+	hdr.sqpn = qp->qpn;
+	hdr.dqpn = qp->dest_qpn;
+	hdr.tsval = mro_now_us();
+	hdr.ctrl.credit_psn = grant;
+	skb = mro_tx_build(qp, &qp->av, &hdr, 0, &payload);
+	if (!skb)
+		return;
+	mro_tx_seal(skb);
+	__skb_queue_tail(out, skb);
+	mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_SENT, 1);
+}
+
+static void mro_cc_credit_arm(struct mro_qp *qp)
+{
+	u32 us = READ_ONCE(mro_cc_p(qp)->credit_idle_us);
+
+	hrtimer_start(&qp->cc.credit_timer,
+		      ns_to_ktime((u64)max(us, 100U) * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/*
+ * Responder credit timer: data in the last interval keeps the share; one
+ * silent interval sends a CREDIT (the last grant's ACK may be lost), a
+ * second gives the share back to the pool.
+ */
+static enum hrtimer_restart mro_cc_credit_fire(struct hrtimer *t)
+{
+	struct mro_qp *qp = container_of(t, struct mro_qp, cc.credit_timer);
+	struct mro_credit_pool *pool = &qp->dev->cc.pool;
+	struct mro_credit_rx *rx = &qp->cc.crx;
+	struct sk_buff_head out;
+
+	__skb_queue_head_init(&out);
+	spin_lock(&qp->lock);
+	if (!rx->active)
+		goto unlock;
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD) {
+		mro_credit_rx_release(pool, rx);
+		goto unlock;
+	}
+	if (rx->seen) {
+		rx->seen = false;
+		rx->idle = 0;
+		mro_cc_credit_arm(qp);
+	} else if (!rx->idle++) {
+		mro_cc_send_credit(qp, mro_cc_grant(qp), &out);
+		mro_cc_credit_arm(qp);
+	} else {
+		mro_credit_rx_release(pool, rx);
+	}
+unlock:
+	mro_qp_queue_tx(qp, &out);
+	spin_unlock(&qp->lock);
+	mro_qp_tx_drain(qp);
+	return HRTIMER_NORESTART;
+}
+
+void mro_cc_qp_create(struct mro_qp *qp)
+{
+	struct mro_cc_qp *c = &qp->cc;
+
+	hrtimer_init(&c->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	c->pace_timer.function = mro_cc_pace_fire;
+	hrtimer_init(&c->credit_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	c->credit_timer.function = mro_cc_credit_fire;
+}
+
+void mro_cc_qp_destroy(struct mro_qp *qp)
+{
+	hrtimer_cancel(&qp->cc.pace_timer);
+	hrtimer_cancel(&qp->cc.credit_timer);
+	spin_lock_bh(&qp->lock);
+	mro_credit_rx_release(&qp->dev->cc.pool, &qp->cc.crx);
+	spin_unlock_bh(&qp->lock);
+}
+
+/* a state change (qp->lock held; timers are only stopped, not waited) */
+void mro_cc_qp_state(struct mro_qp *qp, int new_state)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	struct mro_cc_dev *d = &qp->dev->cc;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	switch (new_state) {
+	case IB_QPS_RTR:
+		mro_credit_rx_release(&d->pool, &c->crx);
+		mro_credit_rx_reset(&c->crx, qp->rxwin.base);
+		break;
+	case IB_QPS_RTS:
+		if (c->on)
+			break;	/* SQD -> RTS keeps the window */
+		mro_cc_init(&c->cc, READ_ONCE(d->ops), &d->params);
+		mro_credit_tx_init(&c->ctx, qp->snd_nxt,
+				   READ_ONCE(d->params.spec_window));
+		c->pace_rate = 0;
+		c->pace_next_ns = 0;
+		c->on = true;
+		break;
+	case IB_QPS_RESET:
+	case IB_QPS_ERR:
+		c->on = false;
+		hrtimer_try_to_cancel(&c->pace_timer);
+		mro_credit_rx_release(&d->pool, &c->crx);
+		break;
+	default:
+		break;
+	}
+}
+
+bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	u32 inflight = mro_inflight(qp);
+	u64 now;
+
+	if (!c->on)
+		return true;
+	/* an empty pipe always takes one step: nothing can stall a QP */
+	if (inflight && inflight + npsn > c->cc.ops->cwnd(&c->cc)) {
+		mro_count(qp->dev->stats, MRO_CNT_CC_CWND_LIMITED, 1);
+		return false;
+	}
+	if (mro_credit_tx_avail(&c->ctx, qp->snd_nxt) < npsn) {
+		if (inflight) {
+			mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_LIMITED, 1);
+			return false;
+		}
+		mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_PROBE, 1);
+	}
+	if (!c->pace_rate)
+		return true;
+	now = ktime_get_ns();
+	if (now >= c->pace_next_ns)
+		return true;
+	if (!hrtimer_is_queued(&c->pace_timer))
+		hrtimer_start(&c->pace_timer, ns_to_ktime(c->pace_next_ns),
+			      HRTIMER_MODE_ABS_SOFT);
+	mro_count(qp->dev->stats, MRO_CNT_CC_PACE_DEFERRED, 1);
+	return false;
+}
+
+void mro_cc_sent(struct mro_qp *qp, u32 bytes)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	u64 gap;
+
+	if (!c->on || !c->pace_rate)
+		return;
+	gap = mro_pace_gap_ns(mro_cc_pkt_bytes(bytes), c->pace_rate);
+	c->pace_next_ns = mro_pace_next(c->pace_next_ns, ktime_get_ns(), gap,
+					gap * MRO_PACE_BURST_PKTS);
+}
+
+void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
+		u32 old_lost)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	struct mro_cc_sample s;
+	u32 dec, now = mro_now_us();
+	unsigned int bad;
+
+	if (!c->on || mro_seq_after(a->cum_psn, qp->snd_nxt))
+		return;
+	switch (mro_credit_tx_update(&c->ctx, a->credit_psn, qp->snd_una,
+				     qp->txwin)) {
+	case MRO_CREDIT_BAD:
+		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
+		break;
+	default:
+		break;
+	}
+	dec = c->cc.decreases;
+	c->cc.srtt_us = qp->srtt_us;
+	bad = mro_cc_make_sample(&c->cc, now, a->ts_echo, a->ecn_ce,
+				 qp->snd_una - old_una, mro_inflight(qp), &s);
+	if (bad & MRO_CC_FB_BAD_ECN)
+		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
+	if (s.ecn) {
+		mro_count(qp->dev->stats, MRO_CNT_CC_ECN_ECHOED, s.ecn);
+		if (a->echo_path < qp->paths.n)
+			qp->paths.path[a->echo_path].ecn += s.ecn;
+	}
+	c->cc.ops->on_ack(&c->cc, &s);
+	if (qp->lost > old_lost)
+		c->cc.ops->on_loss(&c->cc, now, qp->lost - old_lost);
+	if (c->cc.decreases != dec)
+		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,
+			  c->cc.decreases - dec);
+	c->pace_rate = c->cc.ops->pacing_rate(&c->cc,
+					      mro_cc_pkt_bytes(qp->mtu));
+}
+
+void mro_cc_timeout(struct mro_qp *qp)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	u32 dec = c->cc.decreases;
+
+	if (!c->on)
+		return;
+	c->cc.ops->on_timeout(&c->cc, mro_now_us());
+	if (c->cc.decreases != dec)
+		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,
+			  c->cc.decreases - dec);
+}
+
+void mro_cc_credit_rcv(struct mro_qp *qp, const struct mro_ctrl_hdr *ctrl)
+{
+	struct mro_cc_qp *c = &qp->cc;
+
+	mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_RCVD, 1);
+	if (!c->on)
+		return;
+	if (mro_credit_tx_update(&c->ctx, ctrl->credit_psn, qp->snd_una,
+				 qp->txwin) == MRO_CREDIT_BAD)
+		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
+}
+
+/* join the pool; active => the credit timer runs (mro_cc_credit_fire) */
+static void mro_cc_rx_activate(struct mro_qp *qp)
+{
+	struct mro_credit_rx *rx = &qp->cc.crx;
+
+	if (rx->active)
+		return;
+	mro_credit_rx_activate(&qp->dev->cc.pool, rx);
+	mro_cc_credit_arm(qp);
+}
+
+void mro_cc_rx(struct mro_qp *qp, const struct mro_hdr *hdr)
+{
+	struct mro_credit_rx *rx = &qp->cc.crx;
+
+	if (hdr->ce)
+		qp->ecn_ce++;
+	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	    !READ_ONCE(mro_cc_p(qp)->credits))
+		return;
+	rx->seen = true;
+	rx->idle = 0;
+	mro_cc_rx_activate(qp);
+}
+
+u32 mro_cc_grant(struct mro_qp *qp)
+{
+	const struct mro_cc_params *p = mro_cc_p(qp);
+	struct mro_credit_rx *rx = &qp->cc.crx;
+	u32 base = qp->rxwin.base, win = qp->rxwin.size;
+
+	if (!READ_ONCE(p->credits)) {
+		mro_credit_rx_release(&qp->dev->cc.pool, rx);
+		return base + win;
+	}
+	mro_cc_rx_activate(qp);
+	return mro_credit_rx_grant(&qp->dev->cc.pool, rx, base, win,
+				   READ_ONCE(p->credit_budget),
+				   READ_ONCE(p->credit_quantum));
+}

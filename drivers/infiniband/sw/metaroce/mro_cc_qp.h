@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metaroce congestion control glue: per-device parameters (module
+ * parameters, sysfs), per-QP sender/receiver state, and the hooks the
+ * transport calls.  See Documentation/metaroce/congestion.rst.
+ */
+#ifndef MRO_CC_QP_H
+#define MRO_CC_QP_H
+
+#include <linux/hrtimer.h>
+#include <linux/sysfs.h>
+
+#include "mro_cc.h"
+#include "mro_credit.h"
+
+struct mro_dev;
+struct mro_qp;
+struct mro_hdr;
+struct mro_ack_hdr;
+struct mro_ctrl_hdr;
+struct sk_buff;
+
+/* per device */
+struct mro_cc_dev {
+	const struct mro_cc_ops *ops;	/* for QPs entering RTS */
+	struct mro_cc_params params;
+	struct mro_credit_pool pool;
+};
+
+/* per QP, under qp->lock */
+struct mro_cc_qp {
+	bool on;			/* RC QP past RTS: sender CC runs */
+	struct mro_cc cc;
+	struct mro_credit_tx ctx;	/* requester: our grant */
+	struct mro_credit_rx crx;	/* responder: what we granted */
+	u64 pace_next_ns;
+	u64 pace_rate;			/* bytes/s, 0: unpaced */
+	struct hrtimer pace_timer;
+	struct hrtimer credit_timer;
+};
+
+extern const struct attribute_group mro_cc_attr_group;
+
+/* mro_cc_param.c */
+void mro_cc_attrs_init(void);
+void mro_cc_dev_init(struct mro_dev *dev);
+
+/* QP lifetime (mro_qp.c) */
+void mro_cc_qp_create(struct mro_qp *qp);
+void mro_cc_qp_destroy(struct mro_qp *qp);
+void mro_cc_qp_state(struct mro_qp *qp, int new_state);
+
+/* receive path: CE of the outer IP header (mro_net.c) */
+bool mro_cc_skb_ce(struct sk_buff *skb);
+
+/* requester (qp->lock held) */
+bool mro_cc_may_send(struct mro_qp *qp, u32 npsn);
+void mro_cc_sent(struct mro_qp *qp, u32 bytes);
+void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
+		u32 old_lost);
+void mro_cc_timeout(struct mro_qp *qp);
+void mro_cc_credit_rcv(struct mro_qp *qp, const struct mro_ctrl_hdr *c);
+
+/* responder (qp->lock held) */
+void mro_cc_rx(struct mro_qp *qp, const struct mro_hdr *hdr);
+u32 mro_cc_grant(struct mro_qp *qp);
+
+/* rdma resource show qp -dd */
+int mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp);
+
+#endif /* MRO_CC_QP_H */

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metaroce congestion control telemetry for `rdma resource show qp -dd`:
+ * the QP's algorithm, window, credit (as sender and as receiver), ECN
+ * marks, last delay sample, minimum RTT, pacing rate and decreases.
+ */
+#include <net/netlink.h>
+#include <rdma/restrack.h>
+
+#include "mro_qp.h"
+
+struct mro_cc_snap {
+	const char *algo;
+	u32 cwnd;
+	u32 ssthresh;
+	u32 credit_psn;
+	u32 credit_avail;
+	u32 grant_psn;
+	u32 ecn_rcvd;
+	u64 ecn_echoed;
+	u32 delay_us;
+	u32 min_rtt_us;
+	u64 pace_rate;
+	u32 decreases;
+};
+
+int mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	struct mro_cc_snap s = {};
+
+	spin_lock_bh(&qp->lock);
+	s.algo = c->on ? c->cc.ops->name : "none";
+	if (c->on) {
+		s.cwnd = c->cc.ops->cwnd(&c->cc);
+		s.ssthresh = c->cc.ssthresh;
+		s.credit_psn = c->ctx.credit_psn;
+		s.credit_avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
+		s.ecn_echoed = c->cc.ecn_total;
+		s.delay_us = c->cc.last_delay_us;
+		s.min_rtt_us = mro_minrtt_get(&c->cc.minrtt);
+		s.pace_rate = c->pace_rate;
+		s.decreases = c->cc.decreases;
+	}
+	s.grant_psn = c->crx.grant_psn;
+	s.ecn_rcvd = qp->ecn_ce;
+	spin_unlock_bh(&qp->lock);
+	if (s.min_rtt_us == U32_MAX)
+		s.min_rtt_us = 0;
+
+	if (rdma_nl_put_driver_string(msg, "cc", s.algo) ||
+	    rdma_nl_put_driver_u32(msg, "cwnd", s.cwnd) ||
+	    rdma_nl_put_driver_u32(msg, "ssthresh", s.ssthresh) ||
+	    rdma_nl_put_driver_u32_hex(msg, "credit_psn", s.credit_psn) ||
+	    rdma_nl_put_driver_u32(msg, "credit_avail", s.credit_avail) ||
+	    rdma_nl_put_driver_u32_hex(msg, "grant_psn", s.grant_psn) ||
+	    rdma_nl_put_driver_u32(msg, "ecn_rcvd", s.ecn_rcvd) ||
+	    rdma_nl_put_driver_u64(msg, "ecn_echoed", s.ecn_echoed) ||
+	    rdma_nl_put_driver_u32(msg, "delay_us", s.delay_us) ||
+	    rdma_nl_put_driver_u32(msg, "min_rtt_us", s.min_rtt_us) ||
+	    rdma_nl_put_driver_u64(msg, "pace_rate", s.pace_rate) ||
+	    rdma_nl_put_driver_u32(msg, "cc_decreases", s.decreases))
+		return -EMSGSIZE;
+	return 0;
+}

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests of metaroce congestion control: the "dual" window law
+ * (slow start, additive increase, one multiplicative decrease per RTT on
+ * ECN or delay, loss without congestion, timeouts), the "off" algorithm,
+ * validation of echoed feedback, the windowed minimum RTT, receiver credit
+ * accounting (no leak when ACKs are lost or reordered, shares across
+ * senders) and pacing arithmetic, including overflow and hostile inputs.
+ */
+#include <kunit/test.h>
+#include <linux/limits.h>
+
+#include "mro_cc.h"
+#include "mro_credit.h"
+
+static const struct mro_cc_params cc_params = {
+	.target_delay_us = 500,
+	.min_cwnd = 2,
+	.max_cwnd = 1000,
+	.ai = 1,
+	.beta_pct = 80,
+	.pace_gain_pct = 200,
+};
+
+static u32 cw(struct mro_cc *cc)
+{
+	return cc->ops->cwnd(cc);
+}
+
+static void ack(struct mro_cc *cc, u32 now, u32 acked, u32 delay, u32 ecn)
+{
+	struct mro_cc_sample s = {
+		.now_us = now, .acked = acked, .rtt_us = 100 + delay,
+		.delay_us = delay, .ecn = ecn,
+	};
+
+	cc->ops->on_ack(cc, &s);
+}
+
+static void cc_slow_start_then_ai(struct kunit *test)
+{
+	struct mro_cc cc;
+	u32 i;
+
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	cc.srtt_us = 1000;
+	KUNIT_EXPECT_EQ(test, cw(&cc), (u32)MRO_CC_INIT_CWND);
+	ack(&cc, 10, 16, 0, 0);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 32U);	/* doubled in one window */
+
+	cc.ssthresh = 32;			/* congestion avoidance */
+	for (i = 0; i < 32; i++)
+		ack(&cc, 20 + i, 1, 100, 0);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 33U);	/* +ai per window of ACKs */
+	for (i = 0; i < 34; i++)
+		ack(&cc, 100 + i, 1, 499, 0);	/* just below target */
+	KUNIT_EXPECT_EQ(test, cw(&cc), 34U);
+	KUNIT_EXPECT_EQ(test, cc.decreases, 0U);
+}
+
+static void cc_ecn_once_per_rtt(struct kunit *test)
+{
+	struct mro_cc cc;
+
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	cc.srtt_us = 1000;
+	cc.cwnd_fp = 400 << MRO_CC_FP_SHIFT;
+	cc.ssthresh = 400;
+	ack(&cc, 5000, 1, 0, 1);
+	/* alpha starts at 1: the first mark halves the window */
+	KUNIT_EXPECT_EQ(test, cw(&cc), 200U);
+	KUNIT_EXPECT_EQ(test, cc.ssthresh, 200U);
+	ack(&cc, 5500, 1, 0, 1);	/* same RTT: no second cut */
+	ack(&cc, 5999, 1, 0, 3);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 200U);
+	KUNIT_EXPECT_EQ(test, cc.decreases, 1U);
+	ack(&cc, 6000, 1, 0, 1);	/* one RTT later: cut again */
+	KUNIT_EXPECT_LT(test, cw(&cc), 200U);
+	KUNIT_EXPECT_GE(test, cw(&cc), 100U);	/* never more than half */
+	KUNIT_EXPECT_EQ(test, cc.decreases, 2U);
+	/* no increase on a marked ACK inside the RTT either */
+	ack(&cc, 6100, 50, 0, 1);
+	KUNIT_EXPECT_EQ(test, cc.decreases, 2U);
+}
+
+static void cc_delay_decrease(struct kunit *test)
+{
+	struct mro_cc cc;
+
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	cc.srtt_us = 1000;
+	cc.cwnd_fp = 1000 << MRO_CC_FP_SHIFT;
+	cc.ssthresh = 1000;
+	/* delay 2x target: cut by beta * (d - t) / d = 0.8 * 0.5 = 40% */
+	ack(&cc, 100, 1, 1000, 0);
+	KUNIT_EXPECT_GE(test, cw(&cc), 599U);
+	KUNIT_EXPECT_LE(test, cw(&cc), 601U);
+	/* huge delay: capped at halving, after an RTT */
+	ack(&cc, 1100, 1, 1000000, 0);
+	KUNIT_EXPECT_GE(test, cw(&cc), 299U);
+	KUNIT_EXPECT_LE(test, cw(&cc), 300U);
+	KUNIT_EXPECT_EQ(test, cc.decreases, 2U);
+}
+
+static void cc_loss_is_not_congestion(struct kunit *test)
+{
+	struct mro_cc cc;
+
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	cc.srtt_us = 1000;
+	cc.cwnd_fp = 100 << MRO_CC_FP_SHIFT;
+	cc.ssthresh = 100;
+	ack(&cc, 10, 1, 10, 0);
+	cc.ops->on_loss(&cc, 20, 5);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 100U);
+	cc.ops->on_timeout(&cc, 30);	/* first RTO, no congestion */
+	KUNIT_EXPECT_EQ(test, cw(&cc), 100U);
+	KUNIT_EXPECT_EQ(test, cc.decreases, 0U);
+
+	/* with a congestion signal, a loss cuts (once per RTT) */
+	ack(&cc, 40, 0, 0, 1);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 50U);
+	cc.ops->on_loss(&cc, 50, 1);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 50U);
+	cc.ops->on_loss(&cc, 1040, 1);
+	KUNIT_EXPECT_LT(test, cw(&cc), 50U);
+}
+
+static void cc_timeouts_collapse_and_regrow(struct kunit *test)
+{
+	struct mro_cc cc;
+	u32 rounds = 0, now = 0;
+
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	cc.srtt_us = 1000;
+	cc.cwnd_fp = 512 << MRO_CC_FP_SHIFT;
+	cc.ssthresh = 512;
+	cc.ops->on_timeout(&cc, 100);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 512U);
+	cc.ops->on_timeout(&cc, 200);
+	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.min_cwnd);
+	KUNIT_EXPECT_EQ(test, cc.ssthresh, 256U);
+	/* fast adaptation: slow start back to half in log2(256/2) RTTs */
+	while (cw(&cc) < 256 && rounds < 100) {
+		now += 1000;
+		ack(&cc, now, cw(&cc), 0, 0);
+		rounds++;
+	}
+	KUNIT_EXPECT_EQ(test, cw(&cc), 256U);
+	KUNIT_EXPECT_LE(test, rounds, 8U);
+	/* progress resets the timeout count */
+	cc.ops->on_timeout(&cc, now + 10);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 256U);
+}
+
+static void cc_clamps_and_hostile_samples(struct kunit *test)
+{
+	struct mro_cc cc;
+	u32 i, now = 0xfffff000U;	/* the clock wraps during the test */
+
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	cc.srtt_us = 0;			/* no RTT yet: still bounded */
+	for (i = 0; i < 50; i++)
+		ack(&cc, now + i, U32_MAX, 0, 0);
+	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.max_cwnd);
+	cc.srtt_us = 10;
+	for (i = 0; i < 200; i++) {
+		now += 100;
+		ack(&cc, now, 0, U32_MAX, U32_MAX);
+	}
+	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.min_cwnd);
+	KUNIT_EXPECT_LE(test, cc.alpha, MRO_CC_ONE);
+}
+
+static void cc_off_is_fixed(struct kunit *test)
+{
+	struct mro_cc cc;
+
+	mro_cc_init(&cc, &mro_cc_off, &cc_params);
+	cc.srtt_us = 100;
+	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.max_cwnd);
+	ack(&cc, 1, 1, 100000, 50);
+	cc.ops->on_loss(&cc, 2, 10);
+	cc.ops->on_timeout(&cc, 3);
+	cc.ops->on_timeout(&cc, 4);
+	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.max_cwnd);
+	KUNIT_EXPECT_EQ(test, cc.ops->pacing_rate(&cc, 1024), 0ULL);
+	KUNIT_EXPECT_PTR_EQ(test, mro_cc_find("off"), &mro_cc_off);
+	KUNIT_EXPECT_PTR_EQ(test, mro_cc_find("dual\n"), &mro_cc_dual);
+	KUNIT_EXPECT_NULL(test, mro_cc_find("cubic"));
+}
+
+static void cc_feedback_validation(struct kunit *test)
+{
+	struct mro_cc_sample s;
+	struct mro_cc cc;
+
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	/* first ACK synchronises the ECN echo, counts nothing */
+	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 1000, 900, 0xfff0, 4,
+						 10, &s), 0U);
+	KUNIT_EXPECT_EQ(test, s.rtt_us, 100U);
+	KUNIT_EXPECT_EQ(test, s.delay_us, 0U);
+	KUNIT_EXPECT_EQ(test, s.ecn, 0U);
+	/* 0x20 new marks across the u16 wrap, with 40 packets that could */
+	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2000, 1700, 0x0010, 30,
+						 10, &s), 0U);
+	KUNIT_EXPECT_EQ(test, s.ecn, 0x20U);
+	KUNIT_EXPECT_EQ(test, s.delay_us, 200U);
+	/* an older ACK (smaller count) arriving late: no marks, not bad */
+	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2100, 1700, 0x0008, 0,
+						 10, &s), 0U);
+	KUNIT_EXPECT_EQ(test, s.ecn, 0U);
+	/* more marks than packets: rejected, resynchronised */
+	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2200, 2100, 0x4000, 1,
+						 1, &s),
+			(unsigned int)MRO_CC_FB_BAD_ECN);
+	KUNIT_EXPECT_EQ(test, s.ecn, 0U);
+	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2300, 2200, 0x4001, 1,
+						 1, &s), 0U);
+	KUNIT_EXPECT_EQ(test, s.ecn, 1U);
+	/* echo from the future, or absurdly old: no RTT sample */
+	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2400, 2500, 0x4001, 1,
+						 1, &s),
+			(unsigned int)MRO_CC_FB_BAD_RTT);
+	KUNIT_EXPECT_EQ(test, s.rtt_us, 0U);
+	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 20000000, 1, 0x4001, 1,
+						 1, &s),
+			(unsigned int)MRO_CC_FB_BAD_RTT);
+	KUNIT_EXPECT_EQ(test, cc.ecn_total, 0x21ULL);
+}
+
+static void cc_minrtt_window(struct kunit *test)
+{
+	struct mro_minrtt m;
+
+	mro_minrtt_reset(&m);
+	KUNIT_EXPECT_EQ(test, mro_minrtt_get(&m), U32_MAX);
+	mro_minrtt_update(&m, 0, 100, 1000);
+	mro_minrtt_update(&m, 100, 300, 1000);
+	KUNIT_EXPECT_EQ(test, mro_minrtt_get(&m), 100U);
+	mro_minrtt_update(&m, 600, 300, 1000);	/* new half: 100 kept */
+	KUNIT_EXPECT_EQ(test, mro_minrtt_get(&m), 100U);
+	mro_minrtt_update(&m, 1100, 250, 1000);	/* 100 has aged out */
+	KUNIT_EXPECT_EQ(test, mro_minrtt_get(&m), 250U);
+	mro_minrtt_update(&m, 5000, 400, 1000);	/* a long silence */
+	KUNIT_EXPECT_EQ(test, mro_minrtt_get(&m), 400U);
+	/* wrapping clock */
+	mro_minrtt_reset(&m);
+	mro_minrtt_update(&m, 0xffffff00U, 50, 1000);
+	mro_minrtt_update(&m, 0x100, 70, 1000);
+	KUNIT_EXPECT_EQ(test, mro_minrtt_get(&m), 50U);
+}
+
+/* one sender, one receiver; most ACKs are lost, some arrive reordered */
+static void credit_no_leak_with_lost_acks(struct kunit *test)
+{
+	struct mro_credit_pool pool;
+	struct mro_credit_rx rx;
+	struct mro_credit_tx tx;
+	u32 base = 0xfffffff0U, nxt = base, una = base;
+	u32 grants[8], i, n = 0, g = 0;
+
+	mro_credit_pool_init(&pool);
+	mro_credit_rx_reset(&rx, base);
+	mro_credit_tx_init(&tx, nxt, 8);	/* speculative window */
+	KUNIT_EXPECT_EQ(test, mro_credit_tx_avail(&tx, nxt), 8U);
+
+	for (i = 0; i < 400; i++) {
+		/* send one packet if credit allows; it arrives */
+		if (mro_credit_tx_avail(&tx, nxt)) {
+			nxt++;
+			mro_credit_rx_activate(&pool, &rx);
+			base++;
+			mro_credit_rx_account(&pool, &rx, base);
+		}
+		g = mro_credit_rx_grant(&pool, &rx, base, 512, 64, 4);
+		KUNIT_EXPECT_EQ(test, (u32)atomic_read(&pool.outstanding),
+				g - base);
+		grants[n++ % 8] = g;
+		/* only every 7th ACK arrives, then an old one reordered */
+		if (i % 7)
+			continue;
+		una = base;
+		mro_credit_tx_update(&tx, g, una, 512);
+		KUNIT_EXPECT_EQ(test, mro_credit_tx_update(&tx, grants[0], una,
+							   512),
+				MRO_CREDIT_STALE);
+		KUNIT_EXPECT_EQ(test, tx.credit_psn, g);
+	}
+	/* the sender never ran dry for long and sent past the wrap */
+	KUNIT_EXPECT_GT(test, nxt - 0xfffffff0U, 300U);
+	KUNIT_EXPECT_LE(test, mro_credit_tx_avail(&tx, nxt), 64U);
+	/* everything granted is either received or still counted */
+	KUNIT_EXPECT_EQ(test, (u32)atomic_read(&pool.outstanding),
+			rx.grant_psn - base);
+	mro_credit_rx_release(&pool, &rx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.active), 0);
+	mro_credit_rx_release(&pool, &rx);	/* twice is harmless */
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.active), 0);
+}
+
+static void credit_shares_across_senders(struct kunit *test)
+{
+	struct mro_credit_pool pool;
+	struct mro_credit_rx rx[8];
+	u32 base[8], i, sum = 0;
+
+	mro_credit_pool_init(&pool);
+	for (i = 0; i < 8; i++) {
+		base[i] = i * 0x40000000U;
+		mro_credit_rx_reset(&rx[i], base[i]);
+		mro_credit_rx_activate(&pool, &rx[i]);
+	}
+	KUNIT_EXPECT_EQ(test, mro_credit_share(&pool, 256, 16), 32U);
+	for (i = 0; i < 8; i++)
+		sum += mro_credit_rx_grant(&pool, &rx[i], base[i], 512, 256,
+					   16) - base[i];
+	KUNIT_EXPECT_EQ(test, sum, 256U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 256);
+	/* half the senders go idle: the others' shares double */
+	for (i = 4; i < 8; i++)
+		mro_credit_rx_release(&pool, &rx[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 128);
+	KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx[0], base[0], 512,
+						  256, 16) - base[0], 64U);
+	/* a grant is never taken back, even when the share shrinks */
+	for (i = 4; i < 8; i++)
+		mro_credit_rx_activate(&pool, &rx[i]);
+	KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx[0], base[0], 512,
+						  256, 16) - base[0], 64U);
+	/* many senders: the quantum is the floor; the window the ceiling */
+	KUNIT_EXPECT_EQ(test, mro_credit_share(&pool, 64, 16), 16U);
+	KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx[1], base[1], 8,
+						  256, 16) - base[1], 32U);
+	KUNIT_EXPECT_EQ(test, mro_credit_share(&pool, 0, 0), 1U);
+	for (i = 0; i < 8; i++)
+		mro_credit_rx_release(&pool, &rx[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.active), 0);
+}
+
+static void credit_hostile_grants(struct kunit *test)
+{
+	struct mro_credit_tx tx;
+
+	mro_credit_tx_init(&tx, 100, 10);
+	KUNIT_EXPECT_EQ(test, mro_credit_tx_update(&tx, 50, 100, 512),
+			MRO_CREDIT_STALE);
+	KUNIT_EXPECT_EQ(test, mro_credit_tx_update(&tx, 100 + 0x7fffffffU,
+						   100, 512),
+			MRO_CREDIT_BAD);
+	KUNIT_EXPECT_EQ(test, tx.credit_psn, 612U);
+	KUNIT_EXPECT_EQ(test, mro_credit_tx_update(&tx, 600, 100, 512),
+			MRO_CREDIT_STALE);
+	KUNIT_EXPECT_EQ(test, mro_credit_tx_avail(&tx, 612), 0U);
+	KUNIT_EXPECT_EQ(test, mro_credit_tx_avail(&tx, 700), 0U);
+	KUNIT_EXPECT_EQ(test, mro_credit_tx_avail(&tx, 600), 12U);
+	/* a receive base that ran past an old grant drags it along */
+	{
+		struct mro_credit_pool pool;
+		struct mro_credit_rx rx;
+
+		mro_credit_pool_init(&pool);
+		mro_credit_rx_reset(&rx, 0);
+		KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx, 0, 512,
+							  16, 16), 16U);
+		KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx, 40, 512,
+							  16, 16), 56U);
+		mro_credit_rx_account(&pool, &rx, 100);
+		KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 0);
+		mro_credit_rx_release(&pool, &rx);
+	}
+}
+
+static void pacing_arithmetic(struct kunit *test)
+{
+	u64 next;
+
+	/* 200% of 10 x 1000 B per 1000 us = 20 MB/s; 1000 B = 50 us */
+	KUNIT_EXPECT_EQ(test, mro_pace_rate(10, 1000, 1000, 200), 20000000ULL);
+	KUNIT_EXPECT_EQ(test, mro_pace_gap_ns(1000, 20000000ULL), 50000ULL);
+	KUNIT_EXPECT_EQ(test, mro_pace_rate(10, 1000, 0, 200), 0ULL);
+	KUNIT_EXPECT_EQ(test, mro_pace_rate(10, 1000, 1000, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, mro_pace_rate(0, 1000, 1000, 200), 0ULL);
+	KUNIT_EXPECT_EQ(test, mro_pace_gap_ns(1000, 0), 0ULL);
+	/* saturation at both ends */
+	KUNIT_EXPECT_EQ(test, mro_pace_rate(U32_MAX, U32_MAX, 1, 1000),
+			U64_MAX);
+	KUNIT_EXPECT_EQ(test, mro_pace_gap_ns(U32_MAX, 1), MRO_PACE_MAX_GAP_NS);
+	KUNIT_EXPECT_EQ(test, mro_pace_gap_ns(U32_MAX, U64_MAX), 0ULL);
+	/* 16384 x 64 KiB in 1 us at 10x: still exact in 64 bits */
+	KUNIT_EXPECT_EQ(test, mro_pace_rate(16384, 65536, 1, 1000),
+			16384ULL * 65536 * 10 * 1000000);
+
+	/* back-to-back: the clock advances by the gap */
+	next = mro_pace_next(1000, 1000, 50, 200);
+	KUNIT_EXPECT_EQ(test, next, 1050ULL);
+	next = mro_pace_next(next, 1010, 50, 200);
+	KUNIT_EXPECT_EQ(test, next, 1100ULL);
+	/* after idling, at most a burst's worth of credit */
+	next = mro_pace_next(next, 100000, 50, 200);
+	KUNIT_EXPECT_EQ(test, next, 100000ULL - 200 + 50);
+	/* near time zero, no underflow */
+	KUNIT_EXPECT_EQ(test, mro_pace_next(0, 10, 50, 200), 50ULL);
+	/* dual: rate follows cwnd and srtt */
+	{
+		struct mro_cc cc;
+
+		mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+		KUNIT_EXPECT_EQ(test, cc.ops->pacing_rate(&cc, 1024), 0ULL);
+		cc.srtt_us = 1000;
+		KUNIT_EXPECT_EQ(test, cc.ops->pacing_rate(&cc, 1024),
+				mro_pace_rate(MRO_CC_INIT_CWND, 1024, 1000,
+					      200));
+	}
+}
+
+static struct kunit_case metaroce_cc_cases[] = {
+	KUNIT_CASE(cc_slow_start_then_ai),
+	KUNIT_CASE(cc_ecn_once_per_rtt),
+	KUNIT_CASE(cc_delay_decrease),
+	KUNIT_CASE(cc_loss_is_not_congestion),
+	KUNIT_CASE(cc_timeouts_collapse_and_regrow),
+	KUNIT_CASE(cc_clamps_and_hostile_samples),
+	KUNIT_CASE(cc_off_is_fixed),
+	KUNIT_CASE(cc_feedback_validation),
+	KUNIT_CASE(cc_minrtt_window),
+	KUNIT_CASE(credit_no_leak_with_lost_acks),
+	KUNIT_CASE(credit_shares_across_senders),
+	KUNIT_CASE(credit_hostile_grants),
+	KUNIT_CASE(pacing_arithmetic),
+	{}
+};
+
+static struct kunit_suite metaroce_cc_suite = {
+	.name = "metaroce_cc",
+	.test_cases = metaroce_cc_cases,
+};
+
+kunit_test_suite(metaroce_cc_suite);

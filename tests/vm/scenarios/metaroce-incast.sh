@@ -1,0 +1,293 @@
+#!/bin/bash
+# metaroce-incast (netns topology, one VM): N senders to one receiver through a
+# rate-limited bottleneck with a shallow RED queue that marks ECN, run with
+# three congestion-control settings side by side:
+#   on      algo=dual, receiver credits on
+#   sender  algo=dual, credits off (sender-only CC)
+#   off     algo=off,  credits off (fixed window, the behaviour before issue 6)
+#
+# Topology: namespace sw holds bridge br0; h1..hN (10.98.0.i) and r (10.98.0.100)
+# each hang off it by a veth.  The bottleneck is sw's port towards r: HTB at
+# INCAST_RATE_MBIT with RED (ecn) as its queue.  One metaroce device per
+# namespace (the RDMA core cannot connect two devices of one namespace).
+# Every sender runs ib_write_bw -D INCAST_SECS to its own server on r.
+#
+# Metrics per setting S and sender count N (names S_nN_*): goodput_mbit (sum of
+# the senders' perftest averages), util (goodput / bottleneck rate), jain,
+# drop_pct and marks (the RED queue), cc counters of the receiver / senders.
+# Then: convergence of a long and a new flow (conv_S_s, report only) and
+# ib_send_lat through the bottleneck, unloaded vs loaded by a bulk flow
+# (lat_S_idle_us, lat_S_loaded_us).
+#
+# Checks (robust things only; speed targets are numbers to report):
+#   every flow completes with a bandwidth, no QP reached retry_exceeded, no kernel
+#   warnings; with credits on the bottleneck drops no more packets than with CC off.
+#
+# Files (--files): metaroce.ko, metaroce-lib.sh; optional incast.conf (sourced)
+# overriding the INCAST_* variables below.
+source "$LAB_LIB"
+source "$LAB_FILES/metaroce-lib.sh"
+
+INCAST_NS="4 8"
+INCAST_MODES="on sender off"
+INCAST_RATE_MBIT=24
+INCAST_SECS=15
+INCAST_RED="limit 120000 min 12000 max 36000 avpkt 4200 burst 5 probability 1.0"
+INCAST_TARGET_US=10000		# TCG RTT noise is milliseconds
+INCAST_BUDGET=16
+INCAST_QUANTUM=2
+INCAST_LAT=1			# 0 skips the latency runs
+INCAST_CONV=1			# 0 skips the convergence runs
+[ -f "$LAB_FILES/incast.conf" ] && source "$LAB_FILES/incast.conf"
+
+T=$((INCAST_SECS * 4 + 120))
+NMAX=0
+for n in $INCAST_NS; do [ "$n" -gt "$NMAX" ] && NMAX=$n; done
+
+mro_install
+lab_check modprobe-metaroce modprobe metaroce || exit 1
+modprobe -a ib_uverbs rdma_ucm sch_htb sch_red veth bridge
+
+# --- topology ---------------------------------------------------------------
+ip netns add sw
+ip -n sw link add br0 type bridge
+ip -n sw link set br0 mtu 9000 up
+ip -n sw link set lo up
+add_host() {	# add_host NS IP
+    ip netns add "$1"
+    ip -n sw link add "v$1" mtu 9000 type veth peer name eth0 mtu 9000 netns "$1"
+    ip -n sw link set "v$1" master br0 up
+    ip -n "$1" link set lo up
+    ip -n "$1" addr add "$2/24" dev eth0
+    ip -n "$1" link set eth0 up
+    ip netns exec "$1" rdma link add "m$1" type metaroce netdev eth0
+}
+add_host r 10.98.0.100
+for ((i = 1; i <= NMAX; i++)); do add_host "h$i" "10.98.0.$i"; done
+lab_check receiver-active mro_wait_state mr ACTIVE || exit 1
+for ((i = 1; i <= NMAX; i++)); do mro_wait_state "mh$i" ACTIVE || lab_record "h$i-active" false "not active"; done
+lab_check ping-receiver ip netns exec h1 ping -c 2 -W 2 10.98.0.100
+
+# the bottleneck: sw -> r
+tc -n sw qdisc add dev vr root handle 1: htb default 10
+tc -n sw class add dev vr parent 1: classid 1:10 htb rate "${INCAST_RATE_MBIT}mbit" \
+    ceil "${INCAST_RATE_MBIT}mbit" burst 20k
+# shellcheck disable=SC2086
+lab_check bottleneck-red tc -n sw qdisc add dev vr parent 1:10 handle 10: red $INCAST_RED \
+    bandwidth "${INCAST_RATE_MBIT}mbit" ecn
+GID_R=$(lab_gid_index mr) || exit 1
+lab_check_grep cc-sysfs '^dual$' cat /sys/class/infiniband/mr/cc/algo
+
+# cc_set MODE: the same settings on every device
+cc_set() {
+    local algo=dual credits=1 d
+    case $1 in
+        sender) credits=0 ;;
+        off) algo=off; credits=0 ;;
+    esac
+    for d in /sys/class/infiniband/m*; do
+        echo "$algo" >"$d/cc/algo"
+        echo "$credits" >"$d/cc/credits"
+        echo "$INCAST_TARGET_US" >"$d/cc/target_delay_us"
+        echo "$INCAST_BUDGET" >"$d/cc/credit_budget"
+        echo "$INCAST_QUANTUM" >"$d/cc/credit_quantum"
+    done
+}
+
+# red_stats -> "sent_pkts dropped marked" of the RED queue (cumulative)
+red_stats() {
+    tc -n sw -s qdisc show dev vr | python3 -c '
+import re, sys
+t = sys.stdin.read()
+m = re.search(r"qdisc red 10:.*?Sent \d+ bytes (\d+) pkt \(dropped (\d+)", t, re.S)
+k = re.search(r"marked (\d+)", t)
+print(m.group(1) if m else 0, m.group(2) if m else 0, k.group(1) if k else 0)'
+}
+
+# counter_sum NAME DEV... -> sum of a port counter
+counter_sum() {
+    local name=$1 s=0 d; shift
+    for d in "$@"; do s=$((s + $(mro_counter "$d" "$name"))); done
+    echo $s
+}
+
+# client NS DEV PORT SECS OUT: ib_write_bw to r, retried while the server starts
+client() {
+    local k gid
+    gid=$(lab_gid_index "$2") || return 1
+    for k in 1 2 3 4 5 6 7 8 9 10; do
+        ip netns exec "$1" timeout "$T" ib_write_bw -d "$2" -x "$gid" -p "$3" -s 65536 \
+            -D "$4" -F 10.98.0.100 >"$5" 2>&1 && return 0
+        sleep 2
+    done
+    return 1
+}
+
+# incast MODE N: N concurrent ib_write_bw flows into r
+incast() {
+    local mode=$1 n=$2 tag="$1_n$2" i port pids=() devs=() bw rc ok=1
+    cc_set "$mode"
+    for ((i = 1; i <= n; i++)); do devs+=("mh$i"); done
+    read -r s0 d0 m0 < <(red_stats)
+    local re0 ce0
+    re0=$(counter_sum retry_exceeded mr "${devs[@]}")
+    ce0=$(counter_sum cc_ecn_ce_rcvd mr)
+    for ((i = 1; i <= n; i++)); do
+        port=$((18500 + i))
+        ip netns exec r timeout "$T" ib_write_bw -d mr -x "$GID_R" -p "$port" -s 65536 \
+            -D "$INCAST_SECS" -F >"$LAB_WORK/$tag-srv$i.out" 2>&1 &
+    done
+    sleep 2
+    for ((i = 1; i <= n; i++)); do
+        port=$((18500 + i))
+        client "h$i" "mh$i" "$port" "$INCAST_SECS" "$LAB_WORK/$tag-cli$i.out" &
+        pids+=($!)
+    done
+    local bws=()
+    for ((i = 1; i <= n; i++)); do
+        wait "${pids[$((i - 1))]}"
+        rc=$?
+        bw=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ {print $4; exit}' "$LAB_WORK/$tag-cli$i.out")
+        if [ "$rc" -ne 0 ] || [ -z "$bw" ]; then
+            ok=0
+            bw=0
+        fi
+        bws+=("$bw")
+    done
+    wait
+    cp "$LAB_WORK/$tag"-*.out "$LAB_OUT/" 2>/dev/null
+    lab_record "$tag-flows-complete" "$([ $ok = 1 ] && echo true || echo false)" "MB/s: ${bws[*]}"
+    read -r s1 d1 m1 < <(red_stats)
+    local sent=$((s1 - s0)) drops=$((d1 - d0)) marks=$((m1 - m0))
+    lab_check "$tag-no-retry-exceeded" test "$(counter_sum retry_exceeded mr "${devs[@]}")" -eq "$re0"
+    python3 - "$tag" "$INCAST_RATE_MBIT" "$sent" "$drops" "$marks" "${bws[@]}" \
+        >"$LAB_WORK/$tag.metrics" <<'PY'
+import sys
+tag, rate, sent, drops, marks = sys.argv[1], float(sys.argv[2]), *map(int, sys.argv[3:6])
+bws = [float(x) for x in sys.argv[6:]]
+# perftest MB/sec is 2^20 bytes per second
+mbit = [b * 1048576 * 8 / 1e6 for b in bws]
+tot = sum(mbit)
+jain = tot * tot / (len(mbit) * sum(x * x for x in mbit)) if tot else 0
+print(f"{tag}_goodput_mbit {tot:.3f}")
+print(f"{tag}_util {tot / rate:.3f}")
+print(f"{tag}_jain {jain:.3f}")
+print(f"{tag}_drops {drops}")
+print(f"{tag}_marks {marks}")
+print(f"{tag}_drop_pct {100.0 * drops / max(sent + drops, 1):.3f}")
+PY
+    while read -r k v; do lab_metric "$k" "$v"; done <"$LAB_WORK/$tag.metrics"
+    lab_metric "${tag}_ce_rcvd" $(($(counter_sum cc_ecn_ce_rcvd mr) - ce0))
+    echo "$drops" >"$LAB_WORK/$tag.drops"
+    rdma statistic show link mr/1 >"$LAB_OUT/$tag-receiver-counters.txt" 2>&1
+    rdma statistic show link mh1/1 >"$LAB_OUT/$tag-h1-counters.txt" 2>&1
+}
+
+for n in $INCAST_NS; do
+    [ "$n" -le "$NMAX" ] || continue
+    for mode in $INCAST_MODES; do
+        lab_log "incast $mode N=$n"
+        incast "$mode" "$n"
+    done
+    if [ -f "$LAB_WORK/on_n$n.drops" ] && [ -f "$LAB_WORK/off_n$n.drops" ]; then
+        lab_check "n$n-credits-drop-no-more-than-off" \
+            test "$(cat "$LAB_WORK/on_n$n.drops")" -le "$(cat "$LAB_WORK/off_n$n.drops")"
+    fi
+done
+
+# --- convergence: a long flow, a second one joins; sampled from the senders' QP
+# telemetry (sum of pN_tx_bytes), report only --------------------------------
+qp_bytes() {	# qp_bytes DEV -> bytes sent by the device's RC QPs so far
+    rdma -j res show qp link "$1/1" -dd 2>/dev/null | python3 -c '
+import json, re, sys
+try:
+    qps = json.load(sys.stdin)
+except Exception:
+    qps = []
+tot = 0
+for q in qps:
+    for k, v in q.items():
+        if re.fullmatch(r"p\d+_tx_bytes", k):
+            tot += int(v)
+print(tot)'
+}
+converge() {	# converge MODE
+    local mode=$1 secs=$((INCAST_SECS * 2)) j
+    cc_set "$mode"
+    for j in 1 2; do
+        ip netns exec r timeout "$T" ib_write_bw -d mr -x "$GID_R" -p $((18600 + j)) -s 65536 \
+            -D "$secs" -F >"$LAB_WORK/conv-$mode-srv$j.out" 2>&1 &
+    done
+    sleep 2
+    client h1 mh1 18601 "$secs" "$LAB_WORK/conv-$mode-cli1.out" &
+    sleep $((secs / 3))
+    client h2 mh2 18602 "$secs" "$LAB_WORK/conv-$mode-cli2.out" &
+    local t0 samples=""
+    t0=$(date +%s.%N)
+    for j in $(seq $((secs * 2))); do
+        samples+="$(date +%s.%N) $(qp_bytes mh1) $(qp_bytes mh2)"$'\n'
+        sleep 0.5
+    done
+    wait
+    printf '%s' "$samples" >"$LAB_OUT/conv-$mode-samples.txt"
+    local conv
+    conv=$(python3 - "$t0" <<PY
+import sys
+t0 = float(sys.argv[1])
+rows = [list(map(float, l.split())) for l in """$samples""".strip().splitlines() if len(l.split()) == 3]
+ok = 0
+for a, b in zip(rows, rows[1:]):
+    dt = b[0] - a[0]
+    r1, r2 = (b[1] - a[1]) / dt, (b[2] - a[2]) / dt
+    if r1 > 0 and r2 > 0 and abs(r1 - r2) / (r1 + r2) < 0.2:
+        ok += 1
+        if ok == 2:
+            print(f"{b[0] - t0:.1f}")
+            break
+    else:
+        ok = 0
+else:
+    print(-1)
+PY
+)
+    lab_metric "conv_${mode}_s" "$conv"
+}
+if [ "$INCAST_CONV" = 1 ]; then
+    for mode in on off; do converge "$mode"; done
+fi
+
+# --- latency through the bottleneck: idle vs loaded by a bulk flow ----------
+send_lat() {	# send_lat TAG -> typical latency (us) of 200 64-byte sends h2 -> r
+    ip netns exec r timeout "$T" ib_send_lat -d mr -x "$GID_R" -p 18701 -s 64 -n 200 -F \
+        >"$LAB_WORK/lat-$1-srv.out" 2>&1 &
+    sleep 2
+    lab_retry 10 2 ip netns exec h2 timeout "$T" ib_send_lat -d mh2 -x "$(lab_gid_index mh2)" \
+        -p 18701 -s 64 -n 200 -F 10.98.0.100 >"$LAB_WORK/lat-$1-cli.out" 2>&1
+    wait
+    cp "$LAB_WORK/lat-$1-cli.out" "$LAB_OUT/"
+    # columns: bytes iterations t_min t_max t_typical ...
+    awk '/^ *64 +200 +[0-9.]+/ {print $5; exit}' "$LAB_WORK/lat-$1-cli.out"
+}
+latency() {	# latency MODE
+    local mode=$1 idle loaded
+    cc_set "$mode"
+    idle=$(send_lat "$mode-idle")
+    ip netns exec r timeout "$T" ib_write_bw -d mr -x "$GID_R" -p 18702 -s 65536 \
+        -D $((INCAST_SECS * 2)) -F >"$LAB_WORK/lat-$mode-bulk-srv.out" 2>&1 &
+    sleep 2
+    client h1 mh1 18702 $((INCAST_SECS * 2)) "$LAB_WORK/lat-$mode-bulk-cli.out" &
+    sleep 4
+    loaded=$(send_lat "$mode-loaded")
+    wait
+    lab_record "lat-$mode-measured" "$([ -n "$idle" ] && [ -n "$loaded" ] && echo true || echo false)" \
+        "idle=$idle loaded=$loaded"
+    [ -n "$idle" ] && lab_metric "lat_${mode}_idle_us" "$idle"
+    [ -n "$loaded" ] && lab_metric "lat_${mode}_loaded_us" "$loaded"
+}
+if [ "$INCAST_LAT" = 1 ]; then
+    for mode in on off; do latency "$mode"; done
+fi
+
+tc -n sw -s qdisc show dev vr >"$LAB_OUT/bottleneck-qdisc.txt"
+rdma statistic show link mr/1 >"$LAB_OUT/receiver-counters.txt" 2>&1
+lab_check dmesg-clean mro_dmesg_clean
