@@ -9,6 +9,9 @@
 #   3. kunit       tests/kunit/run.sh (UML, linux-source-6.12)
 #   4. vm          the VM-lab scenarios tests/vm/scenarios/metaroce-*.sh on
 #                  both kernels, with the module built for that kernel
+#   5. bench       tests/vm/bench.sh --profile smoke on the first dist: the
+#                  benchmark scripts must run (VMs up, every category
+#                  measured, report written); the numbers are not judged
 #
 # Options: --dists "bookworm trixie"   --skip "lint kunit ..."  --only "vm"
 #          --scenarios "device verbs"   (names without metaroce- and .sh)
@@ -149,6 +152,18 @@ if want vm; then
             record "vm-$dist-$sc" $rc
         done
     done
+fi
+
+if want bench; then
+    bdist=${dists%% *}
+    bko=$(ls "$REPO"/out/"$bdist"/*/metaroce.ko 2>/dev/null | head -n1)
+    log "bench smoke on $bdist (numbers reported, not judged)"
+    tests/vm/bench.sh --profile smoke --dist "$bdist" --out "$OUT/bench" ${bko:+--ko "$bko"} \
+        >"$OUT/bench.log" 2>&1
+    rc=$?
+    [ -s "$OUT/bench/report.md" ] || rc=1
+    tail -n 25 "$OUT/bench.log"
+    record bench-smoke $rc
 fi
 
 log "summary ($summary):"
