@@ -14,6 +14,9 @@
 #                  lockdep/KASAN/kmemleak/UBSAN kernel of scripts/debug-kernel.sh
 #                  (built once and cached, ~N CPU-min cold), module built for it
 #                  with W=1; see Documentation/metaroce/debug-kernel.rst
+#   6. bench       tests/vm/bench.sh --profile smoke on the first dist: the
+#                  benchmark scripts must run (VMs up, every category
+#                  measured, report written); the numbers are not judged
 #
 # Options: --dists "bookworm trixie"   --skip "lint kunit ..."  --only "vm"
 #          --with "debug"   also run these opt-in stages
@@ -202,6 +205,18 @@ if want debug; then
     else
         record debug-build 1
     fi
+fi
+
+if want bench; then
+    bdist=${dists%% *}
+    bko=$(ls "$REPO"/out/"$bdist"/*/metaroce.ko 2>/dev/null | head -n1)
+    log "bench smoke on $bdist (numbers reported, not judged)"
+    tests/vm/bench.sh --profile smoke --dist "$bdist" --out "$OUT/bench" ${bko:+--ko "$bko"} \
+        >"$OUT/bench.log" 2>&1
+    rc=$?
+    [ -s "$OUT/bench/report.md" ] || rc=1
+    tail -n 25 "$OUT/bench.log"
+    record bench-smoke $rc
 fi
 
 log "summary ($summary):"

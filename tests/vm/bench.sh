@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/vm/bench.sh (`make bench`): metaroce vs rxe vs TCP on the same
+# impaired wire between two lab VMs (one boot per transport: metaroce and
+# rdma_rxe cannot be loaded together), then a report.
+#
+#   tests/vm/bench.sh [--profile smoke|quick|standard|full] [--reps N]
+#                     [--out DIR] [--dist bookworm|trixie] [--rate TCRATE]
+#                     [--queue BYTES] [--transports "metaroce rxe tcp"]
+#                     [--ko metaroce.ko] [--show] [--telemetry]
+#
+# Defaults: --profile standard (~30-45 min here), --reps 3 (smoke: 1),
+# --rate auto (half the unshaped rate the first transport measures in its
+# boot; the later boots reuse it), --queue 32768, --out out/bench/<UTC time>.
+# Writes DIR/report.md, DIR/samples.json (every sample), DIR/*.png and the
+# lab runs in DIR/run-<transport>/.  Prints DIR at the end.  Installs what
+# it needs (jq, gcc, libibverbs-dev, python3-matplotlib) with apt.
+# --ko: use this module instead of building one; --show: print the device
+# and the conductor's whole log live; --telemetry: metaroce's per-path table
+# (tools/mro-paths) every few seconds during bandwidth points (make demo).
+set -euo pipefail
+# One function, parsed before it runs: editing this file while a benchmark
+# runs cannot break that run.
+main() {
+	CALLER=$PWD
+	REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+	cd "$REPO"
+
+	profile=standard reps='' out='' dist=${DIST:-bookworm} rate=auto queue=32768
+	transports="metaroce rxe tcp"
+	ko='' show=0 telemetry=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--profile) profile=$2; shift 2 ;;
+		--reps) reps=$2; shift 2 ;;
+		--out) out=$2; shift 2 ;;
+		--dist) dist=$2; shift 2 ;;
+		--rate) rate=$2; shift 2 ;;
+		--queue) queue=$2; shift 2 ;;
+		--transports) transports=$2; shift 2 ;;
+		--ko) ko=$(cd "$CALLER" && realpath "$2"); shift 2 ;;
+		--show) show=1; shift ;;
+		--telemetry) telemetry=1; shift ;;
+		-h|--help) sed -n '4,/^set -e/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
+		*) echo "unknown argument: $1" >&2; exit 2 ;;
+		esac
+	done
+	[ -n "$reps" ] || { [ "$profile" = smoke ] && reps=1 || reps=3; }
+	bash tests/vm/bench/plan.sh "$profile" metaroce 1 >/dev/null || exit 2
+	out=${out:-$REPO/out/bench/$(date -u +%Y%m%d-%H%M%S)}
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd -P)
+	log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+	T0=$SECONDS
+
+	need=()
+	for p in jq gcc make libibverbs-dev python3-matplotlib; do
+		dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+	done
+	if [ ${#need[@]} -gt 0 ]; then
+		log "installing ${need[*]}"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >"$out/apt.log" 2>&1
+	fi
+
+	log "profile $profile, $reps repetition(s), bottleneck $rate, queue $queue B, $dist; output $out"
+	log "building metaroce.ko for $dist (scripts/matrix.sh) and tools/bench"
+	if [[ " $transports " == *" metaroce "* ]] && [ -z "$ko" ]; then
+		nice scripts/matrix.sh "$dist" >"$out/matrix.log" 2>&1 || { tail -n 20 "$out/matrix.log"; exit 1; }
+	fi
+	make -s -C tools/bench >"$out/tools.log" 2>&1 || { cat "$out/tools.log"; exit 1; }
+	[ -n "$ko" ] || ko=$(ls out/"$dist"/*/metaroce.ko 2>/dev/null | head -n1 || true)
+
+	rc=0
+	for t in $transports; do
+		files=$out/files-$t
+		rm -rf "$files"
+		mkdir -p "$files"
+		cp tests/vm/bench/{agent.py,prelude.sh,wire.sh,runners.sh,conduct.sh} \
+			tests/vm/scenarios/metaroce-lib.sh tools/bench/qpmem tools/mro-paths "$files/"
+		[ "$t" = metaroce ] && cp "$ko" "$files/metaroce.ko"
+		bash tests/vm/bench/plan.sh "$profile" "$t" "$reps" >"$files/bench.plan"
+		printf 'BENCH_TRANSPORT=%s\nBENCH_RATE=%s\nBENCH_QUEUE=%s\nBENCH_SHOW=%s\nBENCH_TELEMETRY=%s\n' \
+			"$t" "$rate" "$queue" "$show" "$telemetry" >"$files/bench.conf"
+		n=$(wc -l <"$files/bench.plan")
+		# ~40 s per point under TCG is generous; the guest gets timeout - 120 s
+		tmo=$((n * 40 + 900))
+		log "$t: $n points (VM timeout ${tmo}s)"
+		t1=$SECONDS
+		setsid bash tests/vm/bench/follow.sh "$out/run-$t/b/scenario.log" "$t" "$show" &
+		follower=$!
+		tests/vm/run.sh --dist "$dist" --topology pair --scenario tests/vm/scenarios/bench-pair.sh \
+			--files "$files"/* --out "$out/run-$t" --timeout "$tmo" >"$out/run-$t.log" 2>&1 || {
+			rc=1; log "$t: lab run failed, see $out/run-$t.log"; tail -n 5 "$out/run-$t.log"; }
+		sleep 3
+		kill -- -"$follower" 2>/dev/null || true
+		wait "$follower" 2>/dev/null || true
+		if [ "$rate" = auto ]; then
+			r=$(jq -rs '[.[] | select(.name == "bench_rate") | .value][0] // empty' \
+				"$out/run-$t/b/metrics.jsonl" 2>/dev/null || true)
+			[ -n "$r" ] && { rate=$r; log "bottleneck rate calibrated in the $t boot: $rate"; }
+		fi
+		log "$t: done in $((SECONDS - t1))s"
+		echo "$t $((SECONDS - t1))" >>"$out/durations.txt"
+	done
+
+	log "report"
+	/usr/bin/python3 tools/bench/report.py --out "$out" --profile "$profile" --reps "$reps" \
+		--rate "$rate" --queue "$queue" --dist "$dist" --wall "$((SECONDS - T0))" || rc=1
+	log "finished in $((SECONDS - T0))s: report $out/report.md, samples $out/samples.json, plots $out/*.png"
+	return $rc
+}
+
+main "$@"

@@ -1,0 +1,265 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench conductor (guest, VM b): runs one plan point at a time.  A point is
+# a line of key=value words: cat= (loss|size|ops|reorder|skew|ceiling|
+# blackhole|lat|mem), test=, size=, qps=, loss=, delay=, reorder=, skew=,
+# load=, rep=.  Each point appends one JSON object (the point's keys plus
+# its results) to $LAB_OUT/samples.jsonl and logs one line.
+
+SAMPLES=$LAB_OUT/samples.jsonl
+BENCH_DUR=${BENCH_DUR:-6}
+
+# ag CMD...: run CMD on VM a through its agent; prints the output, returns its status
+ag() {
+	local out rc
+	out=$(timeout 900 bash -c 'exec 3<>"/dev/tcp/$0/7701" || exit 111
+		printf "%s\n" "$1" >&3; cat <&3' "$PEER_IP" "$*") || { echo "$out"; return 111; }
+	rc=$(tail -n1 <<<"$out")
+	sed '$d' <<<"$out"
+	return "${rc#rc=}"
+}
+
+# record POINT_LINE JSON_RESULT
+record() {
+	jq -nc --arg kv "$1" --argjson res "$2" --arg tr "$BENCH_TRANSPORT" '
+		($kv | split(" ") | map(select(length > 0) | split("=") |
+			{(.[0]): (.[1] | tonumber? // .)}) | add) + {transport: $tr} + $res' >>"$SAMPLES"
+}
+
+# snap_delta "BEFORE" "AFTER": seconds busy_s kernel_s rx_bytes
+snap_delta() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y)
+		printf "%.3f %.2f %.2f %d\n", y[1] - x[1], (y[2] - x[2]) / 100, (y[3] - x[3]) / 100, y[4] - x[4] }'
+}
+
+# bw_client TEST SIZE QPS DUR: run the client side, print its output
+bw_client() {
+	local test=$1 size=$2 qps=$3 dur=$4
+	if [ "$BENCH_TRANSPORT" = tcp ]; then
+		lab_retry 5 2 timeout $((dur + 60)) iperf3 -c "$PEER_IP" -p 5201 -t $((dur - 1)) -O 1 \
+			-P "$qps" -l "$size" -J
+	else
+		# shellcheck disable=SC2046 # the command is a word list
+		lab_retry 5 2 timeout $((dur + 90)) $(pt_bw_cmd "$test" "$size" "$qps" "$dur" "$PEER_IP")
+	fi
+}
+
+# bw_server TEST SIZE QPS DUR: start the server on VM a and wait for it to
+# listen; prints VM a's bench_snap taken just before
+bw_server() {
+	if [ "$BENCH_TRANSPORT" = tcp ]; then
+		ag "bench_snap; srv_start bw iperf3 -s -1 -p 5201 && srv_listening 5201 60"
+	else
+		ag "bench_snap; srv_start bw $(pt_bw_cmd "$@") && srv_listening 18515 60"
+	fi
+}
+
+bw_parse() {
+	if [ "$BENCH_TRANSPORT" = tcp ]; then iperf_parse; else pt_bw_parse "$1"; fi
+}
+
+# point_wire: configure both ends for the point's loss/delay/reorder/skew
+point_wire() {
+	local rate=$BENCH_RATE
+	[ "${P[cat]}" = ceiling ] && rate=none
+	local args="${P[loss]:-0} ${P[delay]:-0} ${P[reorder]:-0} ${P[skew]:-0}" pid rc=0
+	# both ends at once
+	# shellcheck disable=SC2086
+	ag BENCH_RATE="$rate" wire_setup $args >"$LAB_WORK/wire-a.log" 2>&1 &
+	pid=$!
+	# shellcheck disable=SC2086
+	BENCH_RATE=$rate wire_setup $args || rc=1
+	wait $pid || { rc=1; cat "$LAB_WORK/wire-a.log"; }
+	return $rc
+}
+
+# telemetry_loop: metaroce's live per-path table of the sending QPs
+telemetry_loop() {
+	sleep 2
+	while :; do
+		echo "---- per-path telemetry, t=$(cut -d' ' -f1 /proc/uptime)s (tools/mro-paths: rdma resource show qp -dd)"
+		python3 "$LAB_FILES/mro-paths" -d "$BENCH_DEV" -i 0 | head -n 40
+		sleep 3
+	done
+}
+
+point_bw() {
+	local test=${P[test]} size=${P[size]} qps=${P[qps]:-1} dur=${P[dur]:-$BENCH_DUR}
+	local sa0 sb0 sa1 sb1 out rc=0 srv bw da db hw0 hw1 err=''
+	hw0=$(bench_hw_counters)
+	sb0=$(bench_snap)
+	sa0=$(bw_server "$test" "$size" "$qps" "$dur") || err="server did not start"
+	lab_log "server up"
+	sa0=$(head -n1 <<<"$sa0")
+	local tele=''
+	if [ "${BENCH_TELEMETRY:-0}" = 1 ] && [ "$BENCH_TRANSPORT" = metaroce ]; then
+		telemetry_loop &
+		tele=$!
+	fi
+	out=$(bw_client "$test" "$size" "$qps" "$dur" 2>&1) || rc=$?
+	[ -n "$tele" ] && { kill "$tele"; wait "$tele"; } 2>/dev/null
+	lab_log "client done (rc=$rc)"
+	sb1=$(bench_snap)
+	srv=$(ag "srv_wait bw 30 >/tmp/lab/srv-bw.out; bench_snap; tail -c 300 /tmp/lab/srv-bw.out" 2>&1)
+	sa1=$(head -n1 <<<"$srv")
+	hw1=$(bench_hw_counters)
+	bw=$(bw_parse "$size" <<<"$out")
+	[ -z "$bw" ] && err=${err:-"client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')"}
+	da=$(snap_delta "$sa0" "$sa1") db=$(snap_delta "$sb0" "$sb1")
+	# the receiver of the data: VM a, except for READ (responses flow a -> b)
+	local rx
+	if [ "$test" = read_bw ]; then rx=$(cut -d' ' -f4 <<<"$db"); else rx=$(cut -d' ' -f4 <<<"$da"); fi
+	record "$LINE" "$(jq -nc --arg bw "$bw" --arg err "$err" --arg da "$da" --arg db "$db" \
+		--arg rx "$rx" --argjson hw0 "$hw0" --argjson hw1 "$hw1" --arg srv "$(tail -c 300 <<<"$srv")" '
+		($da | split(" ") | map(tonumber)) as $a | ($db | split(" ") | map(tonumber)) as $b |
+		{goodput_MiBps: ($bw | tonumber? // null), error: (if $err == "" then null else $err end),
+		 wall_s: $b[0], cpu_busy_s: ($a[1] + $b[1]), cpu_kernel_s: ($a[2] + $b[2]),
+		 rx_wire_bytes: ($rx | tonumber), server_tail: $srv,
+		 counters: ($hw1 | with_entries(.value -= ($hw0[.key] // 0)) | with_entries(select(.value != 0)))}')"
+	lab_log "result: ${bw:-FAILED} MiB/s${err:+ ($err)}"
+	[ -n "$bw" ]
+}
+
+# lat_parse < perftest -H output: JSON {summary fields, samples_us: [...]}
+lat_parse() {
+	awk -v s="$1" '
+		/^[0-9]+, *[0-9.]+$/ { sub(",", ""); v[n++] = $2; next }
+		$1 == s && NF >= 9 { min = $3; max = $4; med = $5; avg = $6; p99 = $8; p999 = $9 }
+		END { printf "{\"t_min_us\": %s, \"t_max_us\": %s, \"median_us\": %s, \"avg_us\": %s, \"p99_us\": %s, \"p999_us\": %s, \"samples_us\": [",
+			min + 0, max + 0, med + 0, avg + 0, p99 + 0, p999 + 0
+		      for (i = 0; i < n; i++) printf "%s%s", (i ? "," : ""), v[i]; print "]}" }'
+}
+
+point_lat() {
+	local test=${P[test]} size=${P[size]:-64} iters=${P[iters]:-500} out rc=0 err='' res
+	local bulk=''
+	if [ "${P[load]:-0}" = 1 ]; then
+		# a bulk WRITE flow on its own QP (perftest port 18600) shares the wire
+		ag srv_start bulk "$(pt_bw_cmd write_bw 65536 1 300 -p 18600)" &&
+			ag srv_listening 18600 60 || err="bulk server did not start"
+		setsid bash -c ". $PRELUDE; lab_retry 5 2 timeout 320 $(pt_bw_cmd write_bw 65536 1 300 \
+			-p 18600 "$PEER_IP")" >"$LAB_WORK/bulk.log" 2>&1 </dev/null &
+		bulk=$!
+		sleep 4
+	fi
+	ag srv_start lat "$(pt_lat_cmd "$test" "$size" "$iters")" && ag srv_listening 18515 60 ||
+		err="server did not start"
+	# shellcheck disable=SC2046
+	out=$(lab_retry 5 2 timeout 600 $(pt_lat_cmd "$test" "$size" "$iters" -H "$PEER_IP") 2>&1) || rc=$?
+	ag srv_wait lat 30 >/dev/null
+	if [ -n "$bulk" ]; then
+		kill -- -"$bulk" 2>/dev/null
+		ag srv_wait bulk 2 >/dev/null
+		wait "$bulk" 2>/dev/null
+	fi
+	res=$(lat_parse "$size" <<<"$out")
+	if [ "$(jq '.samples_us | length' <<<"$res")" = 0 ] && [ "$(jq .median_us <<<"$res")" = 0 ]; then
+		err=${err:-"client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')"}
+	fi
+	record "$LINE" "$(jq -c --arg err "$err" '. + {error: (if $err == "" then null else $err end)}' <<<"$res")"
+	lab_log "result: median $(jq .median_us <<<"$res") us, p99 $(jq .p99_us <<<"$res") us${err:+ ($err)}"
+	[ -z "$err" ]
+}
+
+# point_blackhole: goodput over time while one source-port bucket is dropped
+# (pre s after the data starts, hole s black-holed, then post s); VM a's
+# per-bucket counters are sampled every tick s.  Timed on VM b (no agent
+# round trips in the timed part); times are converted to VM a's clock.
+point_blackhole() {
+	local size=${P[size]:-65536} qps=${P[qps]:-1} pre=${P[pre]:-4} hole=${P[hole]:-5} post=${P[post]:-6}
+	local dur t_on t_off b0 b1 bucket out rc=0 bw tl err='' i off u0 u1 ua tx0 tx
+	dur=$((pre + hole + post + 6))
+	u0=$(bench_uptime); ua=$(ag bench_uptime); u1=$(bench_uptime)
+	off=$(awk -v a="$ua" -v x="$u0" -v y="$u1" 'BEGIN { printf "%.3f", a - (x + y) / 2 }')
+	ag srv_start tl bash -c "'. $PRELUDE; bench_sampler ${P[tick]:-0.2}'" >/dev/null
+	bw_server write_bw "$size" "$qps" "$dur" >/dev/null || err="server did not start"
+	tx0=$(wire_buckets egress | awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }')
+	bw_client write_bw "$size" "$qps" "$dur" >"$LAB_WORK/bh.out" 2>&1 &
+	local cpid=$!
+	# wait for the data to flow, then pick the busiest bucket over one second
+	for ((i = 0; i < 300; i++)); do
+		tx=$(wire_buckets egress | awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }')
+		[ $((tx - tx0)) -gt 65536 ] && break
+		sleep 0.2
+	done
+	sleep "$pre"
+	b0=$(wire_buckets egress); sleep 1; b1=$(wire_buckets egress)
+	bucket=$(awk -v a="$b0" -v b="$b1" 'BEGIN { split(a, x); split(b, y); m = -1
+		for (k = 1; k <= 8; k++) if (y[k] - x[k] > m) { m = y[k] - x[k]; best = k - 1 }
+		print best }')
+	wire_blackhole "$bucket"
+	t_on=$(bench_uptime)
+	sleep "$hole"
+	wire_blackhole off
+	t_off=$(bench_uptime)
+	wait "$cpid" || rc=$?
+	out=$(cat "$LAB_WORK/bh.out")
+	ag srv_wait bw 30 >/dev/null
+	tl=$(ag srv_wait tl 0 | awk 'NF == 9' | jq -Rsc 'split("\n") | map(select(length > 0) |
+		split(" ") | map(tonumber))')
+	bw=$(bw_parse "$size" <<<"$out")
+	[ -z "$bw" ] && err=${err:-"client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')"}
+	record "$LINE" "$(jq -nc --arg bw "$bw" --arg err "$err" --argjson tl "${tl:-[]}" \
+		--argjson on "$t_on" --argjson off "$t_off" --argjson d "$off" --argjson bucket "$bucket" '
+		{goodput_MiBps: ($bw | tonumber? // null), error: (if $err == "" then null else $err end),
+		 bucket: $bucket, hole_on: ($on + $d), hole_off: ($off + $d), clock_offset_s: $d,
+		 timeline: $tl}')"
+	lab_log "result: bucket $bucket black-holed for ${hole}s, avg ${bw:-FAILED} MiB/s${err:+ ($err)}"
+	[ -n "$bw" ]
+}
+
+# point_mem: kernel memory per QP (tools/bench/qpmem, on this VM)
+point_mem() {
+	local out
+	if [ -z "$BENCH_DEV" ]; then
+		return 0
+	fi
+	out=$("$LAB_FILES/qpmem" -d "$BENCH_DEV" -n "${P[qps]:-1000}" 2>&1 | tail -n 1)
+	if jq -e . <<<"$out" >/dev/null 2>&1; then
+		record "$LINE" "$(jq -c '. + {error: null}' <<<"$out")"
+		lab_log "result: $(jq -r '"\(.qps_created) QPs: slab \(.slab_per_qp) B/QP, vmalloc \(.vmalloc_per_qp) B/QP"' <<<"$out")"
+		return 0
+	fi
+	record "$LINE" "$(jq -nc --arg e "$out" '{error: $e}')"
+	lab_log "result: FAILED ($out)"
+	return 1
+}
+
+# calibrate MIBPS: BENCH_RATE=auto becomes half the emulator's measured
+# ceiling (so the bottleneck, not TCG, sets the pace), on both VMs
+calibrate() {
+	local kbit
+	kbit=$(awk -v m="${1:-0}" 'BEGIN { k = m * 8 * 1048.576 * 0.5
+		if (k < 1000) k = 1000
+		p = 10 ^ int(log(k) / log(10) - 1); printf "%d", int(k / p) * p }')
+	BENCH_RATE=${kbit}kbit
+	sed -i "s/^BENCH_RATE=.*/BENCH_RATE=$BENCH_RATE/" "$BENCH_ENV"
+	ag "sed -i 's/^BENCH_RATE=.*/BENCH_RATE=$BENCH_RATE/' $BENCH_ENV"
+	lab_metric bench_rate "$BENCH_RATE"
+	lab_log "bottleneck rate: $BENCH_RATE (half the measured ceiling ${1:-?} MiB/s)"
+}
+
+# run_point LINE
+run_point() {
+	LINE=$1
+	unset P
+	declare -gA P=()
+	local kv
+	for kv in $LINE; do P[${kv%%=*}]=${kv#*=}; done
+	if [ "${P[cat]}" != ceiling ] && [ "$BENCH_RATE" = auto ]; then
+		calibrate "$(jq -s '[.[] | select(.cat == "ceiling") | .goodput_MiBps // 0] | max // 0' \
+			"$SAMPLES" 2>/dev/null)"
+	fi
+	if [ "${P[cat]}" != mem ] && ! point_wire; then
+		record "$LINE" '{"error": "wire setup failed"}'
+		return 1
+	fi
+	lab_log "wire set"
+	case ${P[cat]} in
+	lat) point_lat ;;
+	blackhole) point_blackhole ;;
+	mem) point_mem ;;
+	*) point_bw ;;
+	esac
+}

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# plan.sh PROFILE TRANSPORT REPS: print the benchmark plan (one point per
+# line, key=value words; see conduct.sh) of a profile for one transport.
+#   smoke     one small point per category (a few minutes; what CI runs)
+#   quick     every category, short loss sweep
+#   standard  make bench's default: the full loss sweep for WRITE 64 KiB at
+#             1 and 4 QPs, the other categories at 0 and 1 % loss
+#   full      the whole matrix (hours under TCG)
+#   demo      make demo: WRITE 64 KiB, 4 QPs, lossless and 1 % loss
+# TCP (iperf3) runs the bandwidth points of WRITE (a byte stream has no
+# READ or SEND) and no latency or memory points.
+set -euo pipefail
+profile=$1 transport=$2 reps=$3
+rdma=1
+[ "$transport" = tcp ] && rdma=0
+
+# the emulator's own limit, unshaped and lossless (once; it calibrates --rate auto)
+echo "cat=ceiling test=write_bw size=65536 qps=1 loss=0 rep=1"
+if [ "$profile" = demo ]; then	# make demo: lossless and 1 %, 4 QPs
+	for l in 0 1; do
+		echo "cat=loss test=write_bw size=65536 qps=4 loss=$l dur=10 rep=1"
+	done
+	exit 0
+fi
+if [ "$profile" = smoke ]; then	# one short point per category
+	for ((r = 1; r <= reps; r++)); do
+		echo "cat=loss test=write_bw size=65536 qps=1 loss=1 dur=4 rep=$r"
+		echo "cat=size test=write_bw size=4096 qps=1 loss=0 dur=4 rep=$r"
+		[ $rdma = 1 ] && echo "cat=ops test=read_bw size=65536 qps=1 loss=0 dur=4 rep=$r"
+		echo "cat=reorder test=write_bw size=65536 qps=1 loss=0 delay=4 reorder=25 dur=4 rep=$r"
+		echo "cat=skew test=write_bw size=65536 qps=1 loss=0 skew=2 dur=4 rep=$r"
+		echo "cat=blackhole test=write_bw size=65536 qps=1 loss=0 pre=1 hole=2 post=2 rep=$r"
+		if [ $rdma = 1 ]; then
+			echo "cat=lat test=send_lat size=64 iters=100 load=1 rep=$r"
+			echo "cat=mem qps=100 rep=$r"
+		fi
+	done
+	exit 0
+fi
+case $profile in
+quick) losses="0 1 5"; qps4="4"; ops_losses="0"; sizes_losses="0"; iters=300; memqps=1000
+       bh="pre=3 hole=4 post=4" ;;
+standard) losses="0 0.1 1 5 10"; qps4="4"; ops_losses="0 1"; sizes_losses="0 1"; iters=500
+       memqps=1000; bh="pre=4 hole=5 post=6" ;;
+full) losses="0 0.1 1 5 10"; qps4="4"; ops_losses="0 0.1 1 5 10"; sizes_losses="0 0.1 1 5 10"
+      iters=1000; memqps=1000; bh="pre=5 hole=8 post=8" ;;
+*) echo "unknown profile $profile (smoke|quick|standard|full)" >&2; exit 2 ;;
+esac
+
+for ((r = 1; r <= reps; r++)); do
+	for q in 1 $qps4; do
+		for l in $losses; do
+			echo "cat=loss test=write_bw size=65536 qps=$q loss=$l rep=$r"
+		done
+	done
+	for l in $sizes_losses; do
+		echo "cat=size test=write_bw size=4096 qps=1 loss=$l rep=$r"
+		[ "$profile" = full ] && echo "cat=size test=write_bw size=4096 qps=4 loss=$l rep=$r"
+	done
+	if [ $rdma = 1 ]; then
+		for t in send_bw read_bw; do
+			for l in $ops_losses; do
+				echo "cat=ops test=$t size=65536 qps=1 loss=$l rep=$r"
+				[ "$profile" = full ] && echo "cat=ops test=$t size=65536 qps=4 loss=$l rep=$r"
+				[ "$profile" = full ] && echo "cat=ops test=$t size=4096 qps=1 loss=$l rep=$r"
+			done
+		done
+	fi
+	echo "cat=reorder test=write_bw size=65536 qps=1 loss=0 delay=4 reorder=25 rep=$r"
+	echo "cat=skew test=write_bw size=65536 qps=1 loss=0 skew=2 rep=$r"
+	if [ "$profile" = full ]; then
+		echo "cat=reorder test=write_bw size=65536 qps=4 loss=0 delay=4 reorder=25 rep=$r"
+		echo "cat=skew test=write_bw size=65536 qps=4 loss=0 skew=2 rep=$r"
+		echo "cat=skew test=write_bw size=65536 qps=1 loss=1 skew=2 rep=$r"
+	fi
+	echo "cat=blackhole test=write_bw size=65536 qps=1 loss=0 $bh rep=$r"
+	[ "$profile" = full ] && echo "cat=blackhole test=write_bw size=65536 qps=4 loss=0 $bh rep=$r"
+	if [ $rdma = 1 ]; then
+		echo "cat=lat test=send_lat size=64 iters=$iters load=0 rep=$r"
+		echo "cat=lat test=send_lat size=64 iters=$iters load=1 rep=$r"
+		echo "cat=lat test=write_lat size=64 iters=$iters load=0 rep=$r"
+		[ "$profile" = full ] && echo "cat=lat test=write_lat size=64 iters=$iters load=1 rep=$r"
+		echo "cat=mem qps=$memqps rep=$r"
+	fi
+done

@@ -1,0 +1,138 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench runners (guest side, both VMs): bring a transport up, start and reap
+# servers, build the client commands, snapshot CPU time and wire counters.
+# Sourced by the scenario (VM b, the conductor) and by every agent command
+# (VM a); the settings live in $BENCH_ENV so both see the same ones.
+
+BENCH_ENV=${BENCH_ENV:-/tmp/lab/bench.env}
+BENCH_PT_OPTS=${BENCH_PT_OPTS:--F -u 16}
+# shellcheck disable=SC1090
+[ -f "$BENCH_ENV" ] && . "$BENCH_ENV"
+
+# bench_up TRANSPORT: load and configure metaroce|rxe|tcp; writes $BENCH_ENV
+bench_up() {
+	local t=$1 dev='' port=0 gid=''
+	modprobe -a ib_uverbs rdma_ucm 2>/dev/null
+	wire_modules || return 1
+	case $t in
+	metaroce)
+		mro_install && modprobe metaroce || return 1
+		rdma link add mr0 type metaroce netdev eth0 || return 1
+		mro_wait_state mr0 ACTIVE || return 1
+		dev=mr0 port=4796 ;;
+	rxe)
+		modprobe crc32_generic
+		modprobe rdma_rxe || return 1
+		rdma link add rxe0 type rxe netdev eth0 || return 1
+		dev=rxe0 port=4791 ;;
+	tcp)
+		port=4791 ;;
+	*)
+		echo "unknown transport $t" >&2; return 1 ;;
+	esac
+	[ -n "$dev" ] && { gid=$(lab_gid_index "$dev") || return 1; }
+	cat >"$BENCH_ENV" <<-EOT
+		BENCH_TRANSPORT=$t
+		BENCH_DEV=$dev
+		BENCH_GID=$gid
+		BENCH_PORT=$port
+		BENCH_RATE=${BENCH_RATE:-none}
+		BENCH_QUEUE=${BENCH_QUEUE:-32768}
+		BENCH_BURST=${BENCH_BURST:-12000}
+	EOT
+	# shellcheck disable=SC1090
+	. "$BENCH_ENV"
+}
+
+# bench_snap: "UPTIME BUSY_JIFFIES KERNEL_JIFFIES RX_DATA_BYTES" of this VM
+bench_snap() {
+	local up busy kern
+	up=$(cut -d' ' -f1 /proc/uptime)
+	read -r busy kern < <(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $4 + $7 + $8 }' /proc/stat)
+	echo "$up $busy $kern $(wire_rx_bytes)"
+}
+
+# srv_start NAME CMD...: run CMD in the background (its own session), log in
+# /tmp/lab/srv-NAME.log; returns at once
+srv_start() {
+	local name=$1
+	shift
+	setsid "$@" >"/tmp/lab/srv-$name.log" 2>&1 </dev/null &
+	echo $! >"/tmp/lab/srv-$name.pid"
+}
+
+# srv_wait NAME TIMEOUT: wait for the server to exit (killing it after TIMEOUT
+# seconds), print its log; status 0 if it exited 0 by itself
+srv_wait() {
+	local name=$1 t=$2 pid i rc=0
+	pid=$(cat "/tmp/lab/srv-$name.pid" 2>/dev/null) || return 1
+	for ((i = 0; i < t * 5; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -- -"$pid" 2>/dev/null
+		sleep 0.5
+		kill -9 -- -"$pid" 2>/dev/null
+		rc=124
+	fi
+	cat "/tmp/lab/srv-$name.log"
+	rm -f "/tmp/lab/srv-$name.pid"
+	return $rc
+}
+
+# srv_listening TCPPORT [TIMEOUT]
+srv_listening() {
+	lab_wait_port "$1" "${2:-60}"
+}
+
+# pt_cmd TEST SIZE QPS DURATION [PEER] [-p PORT]: perftest bandwidth command
+# (ib_write_bw / ib_send_bw / ib_read_bw); DURATION includes 1 s margins
+pt_bw_cmd() {
+	local test=$1 size=$2 qps=$3 dur=$4
+	shift 4
+	# shellcheck disable=SC2086 # BENCH_PT_OPTS is a list of options
+	echo "ib_$test -d $BENCH_DEV -x $BENCH_GID -s $size -q $qps -D $dur --margin 1 $BENCH_PT_OPTS $*"
+}
+
+# pt_lat_cmd TEST SIZE ITERS [PEER] [-p PORT]: ib_send_lat / ib_write_lat
+pt_lat_cmd() {
+	local test=$1 size=$2 iters=$3
+	shift 3
+	echo "ib_$test -d $BENCH_DEV -x $BENCH_GID -s $size -n $iters $BENCH_PT_OPTS $*"
+}
+
+# pt_bw_parse SIZE < output: average MiB/s (perftest's MB/sec are 2^20 bytes)
+pt_bw_parse() {
+	awk -v s="$1" '$1 == s && NF >= 5 { v = $4 } END { if (v != "") print v }'
+}
+
+# iperf_parse < iperf3 -J output: received MiB/s
+iperf_parse() {
+	jq -r '.end.sum_received.bits_per_second // empty | . / 8 / 1048576'
+}
+
+# bench_hw_counters: this VM's port counters as one JSON object (empty for tcp)
+bench_hw_counters() {
+	local d=/sys/class/infiniband/${BENCH_DEV:-none}/ports/1/hw_counters f
+	{
+		[ -d "$d" ] && for f in "$d"/*; do
+			[ -f "$f" ] && printf '%s %s\n' "${f##*/}" "$(cat "$f" 2>/dev/null || echo 0)"
+		done
+	} | jq -Rn '[inputs | split(" ") | {(.[0]): (.[1] | tonumber? // 0)}] | add // {}'
+}
+
+# bench_sampler INTERVAL: print "UPTIME B0 .. B7" (data bytes received per
+# source-port bucket) every INTERVAL seconds until killed
+bench_sampler() {
+	while :; do
+		echo "$(cut -d' ' -f1 /proc/uptime) $(wire_buckets ingress)"
+		sleep "$1"
+	done
+}
+
+bench_uptime() {
+	cut -d' ' -f1 /proc/uptime
+}

@@ -1,0 +1,326 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""report.py: turn the samples of tests/vm/bench.sh into report.md,
+samples.json and PNG plots.
+
+    report.py --out DIR [--profile P --reps N --rate R --queue B --dist D --wall S]
+
+Reads DIR/run-<transport>/b/samples.jsonl (one JSON object per sample, from
+the conducting VM) and DIR/run-<transport>/*/result.json (kernel and
+package versions).  Every figure is the median of the repetitions with
+[min-max]; ratios compare medians.
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import sys
+import time
+
+import plots
+
+TRANSPORTS = ['metaroce', 'rxe', 'tcp']
+NAMES = {'metaroce': 'metaroce', 'rxe': 'rxe', 'tcp': 'TCP'}
+
+
+def load(out):
+    samples, meta = [], {}
+    for t in TRANSPORTS:
+        f = os.path.join(out, 'run-%s' % t, 'b', 'samples.jsonl')
+        if os.path.exists(f):
+            with open(f) as fh:
+                for line in fh:
+                    line = line.strip()
+                    if line:
+                        try:
+                            samples.append(json.loads(line))
+                        except ValueError:
+                            print('report: bad sample line in %s' % f, file=sys.stderr)
+        r = os.path.join(out, 'run-%s' % t, 'b', 'result.json')
+        if os.path.exists(r):
+            with open(r) as fh:
+                res = json.load(fh)
+            meta[t] = {'kernel': res.get('kernel'), 'status': res.get('status'),
+                       **{k: v for k, v in res.get('metrics', {}).items()
+                          if k in ('rdma_core', 'perftest', 'iperf3', 'points',
+                                   'failed_points')}}
+    return samples, meta
+
+
+def select(samples, **kw):
+    return [s for s in samples if all(s.get(k) == v for k, v in kw.items())]
+
+
+def values(samples, key):
+    return [s[key] for s in samples if s.get(key) is not None]
+
+
+def stat(vals):
+    """(median, min, max, n) or None"""
+    if not vals:
+        return None
+    return statistics.median(vals), min(vals), max(vals), len(vals)
+
+
+def fmt(st, unit='', nd=2):
+    if st is None:
+        return 'n/a'
+    med, lo, hi, n = st
+    if n == 1:
+        return '%.*f%s' % (nd, med, unit)
+    return '%.*f%s [%.*f-%.*f]' % (nd, med, unit, nd, lo, nd, hi)
+
+
+def ratio(a, b):
+    if a is None or b is None or not b[0]:
+        return 'n/a'
+    return '%.2f' % (a[0] / b[0])
+
+
+def fails(pts):
+    n = sum(1 for s in pts if s.get('error'))
+    return ' (%d failed)' % n if n else ''
+
+
+def bw_cell(samples, t, **kw):
+    """a failed sample (client error) counts as 0 MiB/s"""
+    pts = select(samples, transport=t, **kw)
+    return stat([s.get('goodput_MiBps') or 0.0 for s in pts]), fails(pts)
+
+
+def table(head, rows):
+    out = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
+    out += ['| ' + ' | '.join(r) + ' |' for r in rows]
+    return '\n'.join(out) + '\n'
+
+
+def bw_table(samples, trs, points, base_kw):
+    """rows: (label, kw); columns: per transport goodput, ratio to lossless, ratio to rxe"""
+    head = ['point'] + ['%s MiB/s' % NAMES[t] for t in trs]
+    head += ['%s / lossless' % NAMES[t] for t in trs]
+    head += ['%s / rxe' % NAMES[t] for t in trs if t != 'rxe' and 'rxe' in trs]
+    rows = []
+    for label, kw in points:
+        cells = {t: bw_cell(samples, t, **kw) for t in trs}
+        base = {t: bw_cell(samples, t, **base_kw(kw))[0] for t in trs}
+        r = [label] + [fmt(cells[t][0]) + cells[t][1] for t in trs]
+        r += [ratio(cells[t][0], base[t]) for t in trs]
+        r += [ratio(cells[t][0], cells['rxe'][0]) for t in trs if t != 'rxe' and 'rxe' in trs]
+        rows.append(r)
+    return table(head, rows)
+
+
+def lossless(kw):
+    b = dict(kw)
+    b['loss'] = 0
+    b['cat'] = 'loss' if b.get('size') == 65536 else b['cat']
+    return b
+
+
+def timeline_summary(s):
+    """goodput (MiB/s) before, during and after the hole, from the sampler"""
+    tl, on, off = s.get('timeline') or [], s.get('hole_on'), s.get('hole_off')
+    if len(tl) < 3 or on is None or off is None:
+        return None
+    acc = {'before': [0, 0], 'during': [0, 0], 'after': [0, 0]}
+    for a, b in zip(tl, tl[1:]):
+        mid = (a[0] + b[0]) / 2
+        phase = 'before' if mid < on else 'during' if mid < off else 'after'
+        if phase == 'after' and mid > off + (off - on) + 2:
+            continue
+        acc[phase][0] += sum(b[1:]) - sum(a[1:])
+        acc[phase][1] += b[0] - a[0]
+    # the transfer ends (and the counters stop) before the sampler does
+    return {k: (v[0] / v[1] / 1048576 if v[1] else None) for k, v in acc.items()}
+
+
+def section_blackhole(samples, trs):
+    rows = []
+    for t in trs:
+        pts = [s for s in select(samples, transport=t, cat='blackhole') if s.get('timeline')]
+        sums = [timeline_summary(s) for s in pts]
+        sums = [x for x in sums if x]
+        cols = [NAMES[t]]
+        for k in ('before', 'during', 'after'):
+            cols.append(fmt(stat([x[k] for x in sums if x[k] is not None])))
+        rel = [x['during'] / x['before'] for x in sums if x['before'] and x['during'] is not None]
+        cols.append(fmt(stat(rel)))
+        cols.append(fmt(stat(values(pts, 'goodput_MiBps'))) + fails(select(samples, transport=t, cat='blackhole')))
+        rows.append(cols)
+    return table(['transport', 'before MiB/s', 'during hole MiB/s', 'after MiB/s',
+                  'during / before', 'client average MiB/s'], rows)
+
+
+def section_latency(samples, trs):
+    rows = []
+    for test in ('send_lat', 'write_lat'):
+        for load in (0, 1):
+            cells = {}
+            for t in trs:
+                pts = select(samples, transport=t, cat='lat', test=test, load=load)
+                cells[t] = (stat(values([p for p in pts if not p.get('error')], 'median_us')),
+                            stat(values([p for p in pts if not p.get('error')], 'p99_us')), fails(pts))
+            if not any(c[0] for c in cells.values()):
+                continue
+            r = ['%s %s' % (test, 'loaded' if load else 'unloaded')]
+            for t in trs:
+                r += [fmt(cells[t][0], nd=1) + cells[t][2], fmt(cells[t][1], nd=1)]
+            if 'rxe' in trs and 'metaroce' in trs:
+                r += [ratio(cells['metaroce'][0], cells['rxe'][0]),
+                      ratio(cells['metaroce'][1], cells['rxe'][1])]
+            rows.append(r)
+    head = ['test']
+    for t in trs:
+        head += ['%s median us' % NAMES[t], '%s p99 us' % NAMES[t]]
+    if 'rxe' in trs and 'metaroce' in trs:
+        head += ['median metaroce / rxe', 'p99 metaroce / rxe']
+    return table(head, rows)
+
+
+def section_cpu(samples, trs):
+    rows = []
+    for t in trs:
+        pts = [s for s in select(samples, transport=t, cat='loss', loss=0)
+               if s.get('rx_wire_bytes') and not s.get('error')]
+        gib = [(s, s['rx_wire_bytes'] / 2 ** 30) for s in pts]
+        k = stat([s['cpu_kernel_s'] / g for s, g in gib if g > 0])
+        b = stat([s['cpu_busy_s'] / g for s, g in gib if g > 0])
+        rows.append([NAMES[t], fmt(k, nd=0), fmt(b, nd=0), str(len(pts))])
+    return table(['transport', 'kernel CPU s / GiB', 'all CPU s / GiB', 'samples'], rows)
+
+
+def section_mem(samples, trs):
+    rows = []
+    for t in trs:
+        pts = [s for s in select(samples, transport=t, cat='mem') if not s.get('error')]
+        if not pts:
+            continue
+        sl, vm = stat(values(pts, 'slab_per_qp')), stat(values(pts, 'vmalloc_per_qp'))
+        tot = stat([s['slab_per_qp'] + s['vmalloc_per_qp'] for s in pts])
+        caches = {}
+        for s in pts:
+            for c, v in (s.get('caches') or {}).items():
+                caches.setdefault(c, []).append(v)
+        top = sorted(caches.items(), key=lambda kv: -statistics.median(kv[1]))[:4]
+        big = stat([s['slab_per_qp'] - s['slab_caches_per_qp'] for s in pts
+                    if s.get('slab_caches_per_qp') is not None])
+        rows.append([NAMES[t], str(pts[0].get('qps_created')), fmt(sl, nd=0), fmt(big, nd=0),
+                     fmt(vm, nd=0), fmt(tot, nd=0), ', '.join('%s %d' % (c, statistics.median(v)) for c, v in top),
+                     str(max(s.get('slab_not_freed_kb', 0) + s.get('vmalloc_not_freed_kb', 0)
+                             for s in pts))])
+    return table(['transport', 'QPs', 'Slab B/QP', 'of which outside slab caches (large kmalloc)',
+                  'vmalloc B/QP', 'total B/QP',
+                  'largest slab caches (B/QP)', 'not freed after destroy (KiB, max)'], rows)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--profile', default='?')
+    ap.add_argument('--reps', default='?')
+    ap.add_argument('--rate', default='?')
+    ap.add_argument('--queue', default='?')
+    ap.add_argument('--dist', default='?')
+    ap.add_argument('--wall', type=int, default=0)
+    a = ap.parse_args()
+    samples, meta = load(a.out)
+    trs = [t for t in TRANSPORTS if select(samples, transport=t)]
+    durations = {}
+    dfile = os.path.join(a.out, 'durations.txt')
+    if os.path.exists(dfile):
+        with open(dfile) as fh:
+            for line in fh:
+                k, v = line.split()
+                durations[k] = int(v)
+    info = {'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), 'profile': a.profile,
+            'repetitions': a.reps, 'bottleneck_rate': a.rate, 'queue_bytes': a.queue,
+            'dist': a.dist, 'wall_s': a.wall, 'durations_s': durations, 'runs': meta,
+            'host_loadavg': open('/proc/loadavg').read().split()[:3]}
+    with open(os.path.join(a.out, 'samples.json'), 'w') as fh:
+        json.dump({'info': info, 'samples': samples}, fh, indent=1)
+    pngs = plots.make_all(a.out, samples, trs, timeline_summary)
+
+    any_meta = next(iter(meta.values()), {})
+    md = ['# metaroce benchmarks\n']
+    md.append('Generated by `tests/vm/bench.sh --profile %s --reps %s --rate %s` '
+              '(`make bench`) on %s.\n' % (a.profile, a.reps, a.rate, info['date']))
+    md.append(table(['what', 'value'], [
+        ['guest kernel', str(any_meta.get('kernel'))],
+        ['rdma-core / perftest / iperf3', '%s / %s / %s' % (any_meta.get('rdma_core'),
+                                                          any_meta.get('perftest'),
+                                                          any_meta.get('iperf3'))],
+        ['bottleneck', '%s tbf per direction, queue %s bytes, behind netem' % (a.rate, a.queue)],
+        ['repetitions', '%s per point; cells are median [min-max]' % a.reps],
+        ['VMs', 'two QEMU TCG VMs (1 vCPU, 2 GiB), virtio-net over an AF_UNIX datagram link'],
+        ['host load average at the end', ' '.join(info['host_loadavg'])],
+        ['wall time', '%d s (%s)' % (a.wall, ', '.join('%s %d s' % kv for kv in durations.items()))],
+    ]))
+    md.append('\nThe lab runs under TCG on a shared 2-core host: absolute figures are '
+              'slow and noisy; compare transports within one run.  Method: '
+              '`Documentation/metaroce/bench.rst`.\n')
+    md.append('\n## Emulator ceiling (no bottleneck, no loss)\n\n')
+    md.append(bw_table(samples, trs, [('WRITE 64 KiB, 1 QP', {'cat': 'ceiling'})],
+                       lambda kw: kw))
+    for q in (1, 4):
+        pts = [(('%g %%' % l), {'cat': 'loss', 'test': 'write_bw', 'size': 65536, 'qps': q,
+                                'loss': l}) for l in (0, 0.1, 1, 5, 10)]
+        pts = [p for p in pts if select(samples, **p[1])]
+        if pts:
+            md.append('\n## Goodput vs random loss (both directions): WRITE 64 KiB, %d QP%s\n\n'
+                      % (q, 's' if q > 1 else ''))
+            md.append(bw_table(samples, trs, pts, lossless))
+    other = []
+    for s in samples:
+        if s.get('cat') in ('size', 'ops', 'reorder', 'skew'):
+            kw = {k: s.get(k) for k in ('cat', 'test', 'size', 'qps', 'loss', 'delay',
+                                         'reorder', 'skew')}
+            kw = {k: v for k, v in kw.items() if v is not None}
+            label = '%s %s %dK %dQP loss %g%%' % (kw['cat'], kw['test'], kw['size'] // 1024,
+                                                  kw['qps'], kw['loss'])
+            if kw.get('reorder'):
+                label += ' netem reorder %s%% delay %sms' % (kw['reorder'], kw['delay'])
+            if kw.get('skew'):
+                label += ' path k delayed k*%sms' % kw['skew']
+            if (label, kw) not in other:
+                other.append((label, kw))
+    if other:
+        md.append('\n## Other operations, 4 KiB messages, reordering and path skew\n\n'
+                  'Ratios to the same transport\'s lossless WRITE figure of the same size '
+                  'and QP count.\n\n')
+        md.append(bw_table(samples, trs, other, lambda kw: {
+            'test': 'write_bw', 'size': kw['size'], 'qps': kw['qps'], 'loss': 0,
+            'cat': 'loss' if kw['size'] == 65536 else 'size'}))
+    if select(samples, cat='blackhole'):
+        md.append('\n## Black-holed path: one source-port bucket of 8 dropped\n\n'
+                  'The bucket (UDP/TCP source port & 7) carrying most of the flow is dropped '
+                  'at the sender for the hole\'s duration, then restored; goodput from the '
+                  'receiver\'s per-bucket byte counters sampled every 200 ms.\n\n')
+        md.append(section_blackhole(samples, trs))
+    if select(samples, cat='lat'):
+        md.append('\n## Latency (64 bytes; loaded = a WRITE 64 KiB bulk flow on another QP)\n\n')
+        md.append(section_latency(samples, trs))
+    if select(samples, cat='loss', loss=0):
+        md.append('\n## CPU cost: guest CPU seconds (both VMs) per GiB of wire data\n\n'
+                  'From /proc/stat around each lossless WRITE 64 KiB / iperf3 point. perftest '
+                  'busy-polls its CQ, so "all CPU" is dominated by polling for RDMA; the '
+                  'kernel figure (system + irq + softirq) is the transport cost.\n\n')
+        md.append(section_cpu(samples, trs))
+    if select(samples, cat='mem'):
+        md.append('\n## Kernel memory per RC QP (tools/bench/qpmem, /proc/meminfo deltas)\n\n')
+        md.append(section_mem(samples, trs))
+    errs = [s for s in samples if s.get('error')]
+    md.append('\n## Failed samples: %d of %d\n\n' % (len(errs), len(samples)))
+    for s in errs[:40]:
+        md.append('- %s %s %s loss %s rep %s: %s\n' % (s.get('transport'), s.get('cat'),
+                  s.get('test', ''), s.get('loss', ''), s.get('rep'), str(s['error'])[:200]))
+    if pngs:
+        md.append('\n## Plots\n\n' + ''.join('![%s](%s)\n' % (p, p) for p in pngs))
+    with open(os.path.join(a.out, 'report.md'), 'w') as fh:
+        fh.write(''.join(md))
+    print('report: %d samples, %d failed; %s' % (len(samples), len(errs),
+                                                  os.path.join(a.out, 'report.md')))
+
+
+if __name__ == '__main__':
+    main()
