@@ -245,6 +245,15 @@ main() {
 	KEY=$( { echo "$FULLVER"; cat "$KUNITCONFIG"; } | sha256sum | cut -c1-12)
 	BUILD=$KDIR/build-$FULLVER-$KEY
 	mkdir -p "$BUILD"
+	# The sources are symlinks into a checkout; kbuild compares an object
+	# with its source's mtime only, so after a run from another checkout
+	# (a second clone or git worktree) its newer objects would be reused.
+	# Rebuild the driver and tests whenever the checkout changes.
+	if [ "$(cat "$BUILD/.metaroce-repo" 2>/dev/null)" != "$REPO" ]; then
+		rm -rf "$BUILD/drivers/infiniband/sw/metaroce" \
+			"$BUILD/drivers/infiniband/sw/metaroce-kunit"
+		echo "$REPO" >"$BUILD/.metaroce-repo"
+	fi
 	LOG=$OUTDIR/kunit.log
 	# no stale results from an earlier run
 	rm -f "$OUTDIR/kunit-real-driver.log" "$LOG" "$OUTDIR/test.log" "$OUTDIR/ktap.txt" \
