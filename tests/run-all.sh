@@ -37,7 +37,7 @@ only=""
 with=""
 optin="debug"
 debug_scenarios="device verbs datacheck"
-scenarios="device verbs datacheck pyverbs"
+scenarios="device verbs datacheck pyverbs fabric"
 # rdma-core 56's suite needs FLUSH/ATOMIC_WRITE and multicast traffic that
 # metaroce lacks yet (issue 3 is open for them); its pyverbs also crashes
 # Python at cleanup (on rxe too).  Reported, not gating.

@@ -44,12 +44,14 @@ struct mro_dev {
 
 	atomic64_t stats[MRO_NR_COUNTERS];
 	/*
-	 * Per-QP counters (mro_qpstats.c): what they have reported so far.
-	 * The core shows a port counter as our value plus the sum of its
-	 * counter objects, so the port value leaves these out.
+	 * Per-QP counter objects (mro_qpstats.c).  The core shows a port
+	 * counter as our value plus the sum of the counter objects (live
+	 * and freed), so the port value leaves out what they hold.
 	 */
-	atomic64_t attributed[MRO_NR_COUNTERS];
 	struct xarray counters;		/* counter id -> struct mro_cntr */
+	struct mutex cntr_mutex;	/* bind/unbind/free vs. port reads */
+	u64 cntr_base[MRO_NR_COUNTERS];	/* sum of the live objects' bases */
+	u64 cntr_gone[MRO_NR_COUNTERS];	/* final values of freed objects */
 	/* optional per-path-slot counters (mro_counters.c) */
 	struct mutex slot_mutex;	/* readers vs. QPs folding in */
 	DECLARE_BITMAP(slot_on, MRO_NR_SLOT_STATS);

@@ -139,6 +139,7 @@ struct rdma_hw_stats *mro_alloc_hw_port_stats(struct ib_device *ibdev,
 void mro_stats_init(struct mro_dev *dev)
 {
 	xa_init_flags(&dev->counters, XA_FLAGS_ALLOC1);
+	mutex_init(&dev->cntr_mutex);
 	mutex_init(&dev->slot_mutex);
 }
 
@@ -196,16 +197,15 @@ int mro_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index)
 {
 	struct mro_dev *dev = to_mro_dev(ibdev);
-	s64 attributed;
+	u64 in_cntr[MRO_NR_COUNTERS];
 	int i;
 
 	if (!port || stats->num_counters != MRO_NR_ALL_COUNTERS)
 		return -EINVAL;
-	for (i = 0; i < MRO_NR_COUNTERS; i++) {
-		/* read first: never more than what the port counted */
-		attributed = atomic64_read(&dev->attributed[i]);
-		stats->value[i] = atomic64_read(&dev->stats[i]) - attributed;
-	}
+	/* first: a QP counts after the port, so this never exceeds it */
+	mro_cntr_held(dev, in_cntr);
+	for (i = 0; i < MRO_NR_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&dev->stats[i]) - in_cntr[i];
 	mro_slot_read(dev, &stats->value[MRO_NR_COUNTERS]);
 	return MRO_NR_ALL_COUNTERS;
 }

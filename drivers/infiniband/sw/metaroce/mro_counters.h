@@ -104,5 +104,7 @@ int mro_counter_unbind_qp(struct ib_qp *ibqp);
 int mro_counter_dealloc(struct rdma_counter *counter);
 struct rdma_hw_stats *mro_counter_alloc_stats(struct rdma_counter *counter);
 int mro_counter_update_stats(struct rdma_counter *counter);
+/* what the counter objects (live and freed) hold, as of now */
+void mro_cntr_held(struct mro_dev *dev, u64 *v);
 
 #endif /* MRO_COUNTERS_H */

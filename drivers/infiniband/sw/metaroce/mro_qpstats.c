@@ -28,14 +28,21 @@ static struct mro_cntr *mro_cntr_of(struct rdma_counter *counter)
 	return xa_load(&to_mro_dev(counter->device)->counters, counter->id);
 }
 
-/* @sign * the QP's counts, into @c's base */
-static void mro_cntr_fold(struct mro_cntr *c, struct mro_qp *qp, int sign)
+/* @sign * the QP's counts, into @c's base and the device's sum of bases */
+static void mro_cntr_fold(struct mro_dev *dev, struct mro_cntr *c,
+			  struct mro_qp *qp, int sign)
 {
 	unsigned int i;
+	s64 n;
 
-	for (i = 0; i < MRO_NR_COUNTERS; i++)
-		if (mro_counter_per_qp(i))
-			c->base[i] += sign * atomic64_read(&qp->stats[i]);
+	lockdep_assert_held(&dev->cntr_mutex);
+	for (i = 0; i < MRO_NR_COUNTERS; i++) {
+		if (!mro_counter_per_qp(i))
+			continue;
+		n = sign * atomic64_read(&qp->stats[i]);
+		c->base[i] += n;
+		dev->cntr_base[i] += n;
+	}
 }
 
 int mro_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
@@ -62,28 +69,46 @@ int mro_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 		if (!c)
 			return -EINVAL;
 	}
-	mro_cntr_fold(c, to_mro_qp(ibqp), -1);
+	mutex_lock(&dev->cntr_mutex);
+	mro_cntr_fold(dev, c, to_mro_qp(ibqp), -1);
 	WRITE_ONCE(ibqp->counter, counter);
+	mutex_unlock(&dev->cntr_mutex);
 	return 0;
 }
 
 int mro_counter_unbind_qp(struct ib_qp *ibqp)
 {
 	struct rdma_counter *counter = ibqp->counter;
+	struct mro_dev *dev = to_mro_dev(counter->device);
 	struct mro_cntr *c = mro_cntr_of(counter);
 
+	mutex_lock(&dev->cntr_mutex);
 	WRITE_ONCE(ibqp->counter, NULL);
 	if (c)
-		mro_cntr_fold(c, to_mro_qp(ibqp), 1);
+		mro_cntr_fold(dev, c, to_mro_qp(ibqp), 1);
+	mutex_unlock(&dev->cntr_mutex);
 	return 0;
 }
 
+/* after the last unbind: the object's value is its base, for good */
 int mro_counter_dealloc(struct rdma_counter *counter)
 {
 	struct mro_dev *dev = to_mro_dev(counter->device);
+	struct mro_cntr *c;
+	unsigned int i;
 
-	if (counter->id)
-		kfree(xa_erase(&dev->counters, counter->id));
+	if (!counter->id)
+		return 0;
+	c = xa_erase(&dev->counters, counter->id);
+	if (!c)
+		return 0;
+	mutex_lock(&dev->cntr_mutex);
+	for (i = 0; i < MRO_NR_COUNTERS; i++) {
+		dev->cntr_base[i] -= c->base[i];
+		dev->cntr_gone[i] += c->base[i];
+	}
+	mutex_unlock(&dev->cntr_mutex);
+	kfree(c);
 	return 0;
 }
 
@@ -92,35 +117,52 @@ struct rdma_hw_stats *mro_counter_alloc_stats(struct rdma_counter *counter)
 	return mro_alloc_stats_struct(true);
 }
 
-int mro_counter_update_stats(struct rdma_counter *counter)
+/* add the counts of the QPs bound to @counter (any, if NULL) to @sum */
+static void mro_cntr_sum_qps(struct mro_dev *dev,
+			     struct rdma_counter *counter, u64 *sum)
 {
-	struct mro_dev *dev = to_mro_dev(counter->device);
-	struct mro_cntr *c = mro_cntr_of(counter);
-	u64 *v = counter->stats->value;
-	u64 sum[MRO_NR_COUNTERS];
+	struct rdma_counter *bound;
 	struct mro_qp *qp;
 	unsigned long qpn;
 	unsigned int i;
 
-	if (!c)
-		return -EINVAL;
-	memcpy(sum, c->base, sizeof(sum));
-	/* a QP bound here cannot be destroyed meanwhile (counter->lock) */
+	/* a bound QP is unbound before it is destroyed */
 	xa_lock(&dev->qps);
 	xa_for_each(&dev->qps, qpn, qp) {
-		if (READ_ONCE(qp->ibqp.counter) != counter)
+		bound = READ_ONCE(qp->ibqp.counter);
+		if (!bound || (counter && bound != counter))
 			continue;
 		for (i = 0; i < MRO_NR_COUNTERS; i++)
 			sum[i] += atomic64_read(&qp->stats[i]);
 	}
 	xa_unlock(&dev->qps);
+}
 
-	for (i = 0; i < MRO_NR_COUNTERS; i++) {
-		if (!mro_counter_per_qp(i))
-			continue;
-		/* the port value leaves out what counters report */
-		atomic64_add(sum[i] - v[i], &dev->attributed[i]);
-		v[i] = sum[i];
-	}
+int mro_counter_update_stats(struct rdma_counter *counter)
+{
+	struct mro_dev *dev = to_mro_dev(counter->device);
+	struct mro_cntr *c = mro_cntr_of(counter);
+	u64 sum[MRO_NR_COUNTERS];
+	unsigned int i;
+
+	if (!c)
+		return -EINVAL;
+	/* counter->lock keeps this counter's bindings still */
+	memcpy(sum, c->base, sizeof(sum));
+	mro_cntr_sum_qps(dev, counter, sum);
+	for (i = 0; i < MRO_NR_COUNTERS; i++)
+		if (mro_counter_per_qp(i))
+			counter->stats->value[i] = sum[i];
 	return 0;
+}
+
+void mro_cntr_held(struct mro_dev *dev, u64 *v)
+{
+	unsigned int i;
+
+	mutex_lock(&dev->cntr_mutex);
+	for (i = 0; i < MRO_NR_COUNTERS; i++)
+		v[i] = dev->cntr_gone[i] + dev->cntr_base[i];
+	mro_cntr_sum_qps(dev, NULL, v);
+	mutex_unlock(&dev->cntr_mutex);
 }
