@@ -83,8 +83,8 @@ main() {
 		printf 'BENCH_TRANSPORT=%s\nBENCH_RATE=%s\nBENCH_QUEUE=%s\nBENCH_SHOW=%s\nBENCH_TELEMETRY=%s\n' \
 			"$t" "$rate" "$queue" "$show" "$telemetry" >"$files/bench.conf"
 		n=$(wc -l <"$files/bench.plan")
-		# ~40 s per point under TCG is generous; the guest gets timeout - 120 s
-		tmo=$((n * 40 + 900))
+		# a point takes 20-90 s under TCG (host load); the guest gets timeout - 120 s
+		tmo=$((n * 90 + 900))
 		log "$t: $n points (VM timeout ${tmo}s)"
 		t1=$SECONDS
 		setsid bash tests/vm/bench/follow.sh "$out/run-$t/b/scenario.log" "$t" "$show" &

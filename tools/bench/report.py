@@ -214,6 +214,26 @@ def section_mem(samples, trs):
                   'largest slab caches (B/QP)', 'not freed after destroy (KiB, max)'], rows)
 
 
+SECTIONS = [
+    ({'cat': 'blackhole'},
+     '\n## Black-holed path: one source-port bucket of 8 dropped\n\n'
+     'The bucket (UDP/TCP source port & 7) carrying most of the flow is dropped '
+     'at the sender for the hole\'s duration, then restored; goodput from the '
+     'receiver\'s per-bucket byte counters sampled every 200 ms.\n\n', section_blackhole),
+    ({'cat': 'lat'},
+     '\n## Latency (64 bytes; loaded = a WRITE 64 KiB bulk flow on another QP)\n\n',
+     section_latency),
+    ({'cat': 'loss', 'loss': 0},
+     '\n## CPU cost: guest CPU seconds (both VMs) per GiB of wire data\n\n'
+     'From /proc/stat around each lossless WRITE 64 KiB / iperf3 point. perftest '
+     'busy-polls its CQ, so "all CPU" is dominated by polling for RDMA; the '
+     'kernel figure (system + irq + softirq) is the transport cost.\n\n', section_cpu),
+    ({'cat': 'mem'},
+     '\n## Kernel memory per RC QP (tools/bench/qpmem, /proc/meminfo deltas)\n\n',
+     section_mem),
+]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--out', required=True)
@@ -291,24 +311,10 @@ def main():
         md.append(bw_table(samples, trs, other, lambda kw: {
             'test': 'write_bw', 'size': kw['size'], 'qps': kw['qps'], 'loss': 0,
             'cat': 'loss' if kw['size'] == 65536 else 'size'}))
-    if select(samples, cat='blackhole'):
-        md.append('\n## Black-holed path: one source-port bucket of 8 dropped\n\n'
-                  'The bucket (UDP/TCP source port & 7) carrying most of the flow is dropped '
-                  'at the sender for the hole\'s duration, then restored; goodput from the '
-                  'receiver\'s per-bucket byte counters sampled every 200 ms.\n\n')
-        md.append(section_blackhole(samples, trs))
-    if select(samples, cat='lat'):
-        md.append('\n## Latency (64 bytes; loaded = a WRITE 64 KiB bulk flow on another QP)\n\n')
-        md.append(section_latency(samples, trs))
-    if select(samples, cat='loss', loss=0):
-        md.append('\n## CPU cost: guest CPU seconds (both VMs) per GiB of wire data\n\n'
-                  'From /proc/stat around each lossless WRITE 64 KiB / iperf3 point. perftest '
-                  'busy-polls its CQ, so "all CPU" is dominated by polling for RDMA; the '
-                  'kernel figure (system + irq + softirq) is the transport cost.\n\n')
-        md.append(section_cpu(samples, trs))
-    if select(samples, cat='mem'):
-        md.append('\n## Kernel memory per RC QP (tools/bench/qpmem, /proc/meminfo deltas)\n\n')
-        md.append(section_mem(samples, trs))
+    for kw, text, section in SECTIONS:
+        if select(samples, **kw):
+            md.append(text)
+            md.append(section(samples, trs))
     errs = [s for s in samples if s.get('error')]
     md.append('\n## Failed samples: %d of %d\n\n' % (len(errs), len(samples)))
     for s in errs[:40]:

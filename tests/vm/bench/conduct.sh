@@ -101,7 +101,7 @@ point_bw() {
 	[ -n "$tele" ] && { kill "$tele"; wait "$tele"; } 2>/dev/null
 	lab_log "client done (rc=$rc)"
 	sb1=$(bench_snap)
-	srv=$(ag "srv_wait bw 30 >/tmp/lab/srv-bw.out; bench_snap; tail -c 300 /tmp/lab/srv-bw.out" 2>&1)
+	srv=$(ag "srv_wait bw 5 >/tmp/lab/srv-bw.out; bench_snap; tail -c 300 /tmp/lab/srv-bw.out" 2>&1)
 	sa1=$(head -n1 <<<"$srv")
 	hw1=$(bench_hw_counters)
 	bw=$(bw_parse "$size" <<<"$out")
@@ -147,7 +147,7 @@ point_lat() {
 		err="server did not start"
 	# shellcheck disable=SC2046
 	out=$(lab_retry 5 2 timeout 600 $(pt_lat_cmd "$test" "$size" "$iters" -H "$PEER_IP") 2>&1) || rc=$?
-	ag srv_wait lat 30 >/dev/null
+	ag srv_wait lat 10 >/dev/null
 	if [ -n "$bulk" ]; then
 		kill -- -"$bulk" 2>/dev/null
 		ag srv_wait bulk 2 >/dev/null
@@ -195,7 +195,7 @@ point_blackhole() {
 	t_off=$(bench_uptime)
 	wait "$cpid" || rc=$?
 	out=$(cat "$LAB_WORK/bh.out")
-	ag srv_wait bw 30 >/dev/null
+	ag srv_wait bw 5 >/dev/null
 	tl=$(ag srv_wait tl 0 | awk 'NF == 9' | jq -Rsc 'split("\n") | map(select(length > 0) |
 		split(" ") | map(tonumber))')
 	bw=$(bw_parse "$size" <<<"$out")
