@@ -26,8 +26,12 @@ NAMES = {'metaroce': 'metaroce', 'rxe': 'rxe', 'tcp': 'TCP'}
 
 def load(out):
     samples, meta = [], {}
-    for t in TRANSPORTS:
-        f = os.path.join(out, 'run-%s' % t, 'b', 'samples.jsonl')
+    runs = sorted(glob.glob(os.path.join(out, 'run-*', 'b')))
+    for rdir in runs:
+        t = os.path.basename(os.path.dirname(rdir))[4:].split('.')[0]
+        if t not in TRANSPORTS:
+            continue
+        f = os.path.join(rdir, 'samples.jsonl')
         if os.path.exists(f):
             with open(f) as fh:
                 for line in fh:
@@ -37,8 +41,8 @@ def load(out):
                             samples.append(json.loads(line))
                         except ValueError:
                             print('report: bad sample line in %s' % f, file=sys.stderr)
-        r = os.path.join(out, 'run-%s' % t, 'b', 'result.json')
-        if os.path.exists(r):
+        r = os.path.join(rdir, 'result.json')
+        if os.path.exists(r) and t not in meta:
             with open(r) as fh:
                 res = json.load(fh)
             meta[t] = {'kernel': res.get('kernel'), 'status': res.get('status'),
