@@ -169,7 +169,8 @@ point_lat() {
 point_blackhole() {
 	local size=${P[size]:-65536} qps=${P[qps]:-1} pre=${P[pre]:-4} hole=${P[hole]:-5} post=${P[post]:-6}
 	local dur t_on t_off b0 b1 bucket out rc=0 bw tl err='' off u0 u1 ua tx0 tx=0
-	dur=$((pre + hole + post + 6))
+	# slack: on a busy TCG host the control steps before the hole take 20 s
+	dur=$((pre + hole + post + 40))
 	u0=$(bench_uptime); ua=$(ag bench_uptime); u1=$(bench_uptime)
 	off=$(awk -v a="$ua" -v x="$u0" -v y="$u1" 'BEGIN { printf "%.3f", a - (x + y) / 2 }')
 	ag srv_start tl bash -c "'. $PRELUDE; bench_sampler ${P[tick]:-0.2}'" >/dev/null
@@ -190,6 +191,7 @@ point_blackhole() {
 	bucket=$(awk -v a="$b0" -v b="$b1" 'BEGIN { split(a, x); split(b, y); m = -1
 		for (k = 1; k <= 8; k++) if (y[k] - x[k] > m) { m = y[k] - x[k]; best = k - 1 }
 		print best }')
+	kill -0 "$cpid" 2>/dev/null || err="the transfer ended before the hole"
 	t_on=$(ag "wire_blackhole $bucket && bench_uptime")
 	sleep "$hole"
 	t_off=$(ag "wire_blackhole off; bench_uptime")
@@ -199,7 +201,7 @@ point_blackhole() {
 	tl=$(ag srv_wait tl 0 | awk 'NF == 9' | jq -Rsc 'split("\n") | map(select(length > 0) |
 		split(" ") | map(tonumber))')
 	bw=$(bw_parse "$size" <<<"$out")
-	[ -z "$bw" ] && err=${err:-"client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')"}
+	[ -z "$bw" ] && err="client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')${err:+; $err}"
 	record "$LINE" "$(jq -nc --arg bw "$bw" --arg err "$err" --argjson tl "${tl:-[]}" \
 		--arg on "$t_on" --arg off "$t_off" --arg d "$off" --arg bucket "$bucket" '
 		{goodput_MiBps: ($bw | tonumber? // null), error: (if $err == "" then null else $err end),
