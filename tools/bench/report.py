@@ -280,7 +280,9 @@ def main():
         ['repetitions', '%s per point; cells are median [min-max]' % a.reps],
         ['VMs', 'two QEMU TCG VMs (1 vCPU, 2 GiB), virtio-net over an AF_UNIX datagram link'],
         ['host load average at the end', ' '.join(info['host_loadavg'])],
-        ['wall time', '%d s (%s)' % (a.wall, ', '.join('%s %d s' % kv for kv in durations))],
+        ['lab time', '%d s over %d boot(s): %s' % (sum(v for _, v in durations) or a.wall,
+                                                   len(durations),
+                                                   ', '.join('%s %d s' % kv for kv in durations))],
     ]))
     md.append('\nThe lab runs under TCG on a shared 2-core host: absolute figures are '
               'slow and noisy; compare transports within one run.  Method: '
