@@ -225,9 +225,11 @@ def section_mem(samples, trs):
 SECTIONS = [
     ({'cat': 'blackhole'},
      '\n## Black-holed path: one source-port bucket of 8 dropped\n\n'
-     'The bucket (UDP/TCP source port & 7) carrying most of the flow is dropped '
-     'at the sender for the hole\'s duration, then restored; goodput from the '
-     'receiver\'s per-bucket byte counters sampled every 200 ms.\n\n', section_blackhole),
+     'The bucket (UDP/TCP source port & 7) that carried most of the flow is dropped '
+     'on the receiver\'s ingress (a hole in the network, invisible to the sender\'s '
+     'stack) for the hole\'s duration, then restored; goodput from the receiver\'s '
+     'per-bucket byte counters, sampled every 200 ms or as fast as the guest manages.\n\n',
+     section_blackhole),
     ({'cat': 'lat'},
      '\n## Latency (64 bytes; loaded = a WRITE 64 KiB bulk flow on another QP)\n\n',
      section_latency),
