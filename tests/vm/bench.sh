@@ -8,7 +8,7 @@
 #   tests/vm/bench.sh [--profile smoke|quick|standard|full] [--reps N]
 #                     [--out DIR] [--dist bookworm|trixie] [--rate TCRATE]
 #                     [--queue BYTES] [--transports "metaroce rxe tcp"]
-#                     [--ko metaroce.ko] [--show] [--telemetry]
+#                     [--ko metaroce.ko] [--show] [--telemetry] [--cats "loss lat ..."]
 #
 # Defaults: --profile standard (~30-45 min here), --reps 3 (smoke: 1),
 # --rate auto (half the unshaped rate the first transport measures in its
@@ -19,6 +19,9 @@
 # --ko: use this module instead of building one; --show: print the device
 # and the conductor's whole log live; --telemetry: metaroce's per-path table
 # (tools/mro-paths) every few seconds during bandwidth points (make demo).
+# --cats: only these plan categories.  With an existing --out DIR, a
+# transport that already has DIR/run-T runs into DIR/run-T.2 (.3, ...) and
+# the report merges them (e.g. to redo a category after a failure).
 set -euo pipefail
 # One function, parsed before it runs: editing this file while a benchmark
 # runs cannot break that run.
@@ -29,7 +32,7 @@ main() {
 
 	profile=standard reps='' out='' dist=${DIST:-bookworm} rate=auto queue=32768
 	transports="metaroce rxe tcp"
-	ko='' show=0 telemetry=0
+	ko='' show=0 telemetry=0 cats=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--profile) profile=$2; shift 2 ;;
@@ -42,6 +45,7 @@ main() {
 		--ko) ko=$(cd "$CALLER" && realpath "$2"); shift 2 ;;
 		--show) show=1; shift ;;
 		--telemetry) telemetry=1; shift ;;
+		--cats) cats=$2; shift 2 ;;
 		-h|--help) sed -n '4,/^set -e/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 		esac
@@ -79,25 +83,29 @@ main() {
 		cp tests/vm/bench/{agent.py,prelude.sh,wire.sh,runners.sh,conduct.sh} \
 			tests/vm/scenarios/metaroce-lib.sh tools/bench/qpmem tools/mro-paths "$files/"
 		[ "$t" = metaroce ] && cp "$ko" "$files/metaroce.ko"
-		bash tests/vm/bench/plan.sh "$profile" "$t" "$reps" >"$files/bench.plan"
+		bash tests/vm/bench/plan.sh "$profile" "$t" "$reps" |
+			awk -v c=" $cats " 'c == "  " || index(c, " " substr($1, 5) " ")' >"$files/bench.plan"
 		printf 'BENCH_TRANSPORT=%s\nBENCH_RATE=%s\nBENCH_QUEUE=%s\nBENCH_SHOW=%s\nBENCH_TELEMETRY=%s\n' \
 			"$t" "$rate" "$queue" "$show" "$telemetry" >"$files/bench.conf"
 		n=$(wc -l <"$files/bench.plan")
-		# ~40 s per point under TCG is generous; the guest gets timeout - 120 s
-		tmo=$((n * 40 + 900))
+		# a point takes 20-90 s under TCG (host load); the guest gets timeout - 120 s
+		tmo=$((n * 90 + 900))
 		log "$t: $n points (VM timeout ${tmo}s)"
 		t1=$SECONDS
-		setsid bash tests/vm/bench/follow.sh "$out/run-$t/b/scenario.log" "$t" "$show" &
+		run=$out/run-$t
+		i=2
+		while [ -e "$run" ]; do run=$out/run-$t.$i; i=$((i + 1)); done
+		setsid bash tests/vm/bench/follow.sh "$run/b/scenario.log" "$t" "$show" &
 		follower=$!
 		tests/vm/run.sh --dist "$dist" --topology pair --scenario tests/vm/scenarios/bench-pair.sh \
-			--files "$files"/* --out "$out/run-$t" --timeout "$tmo" >"$out/run-$t.log" 2>&1 || {
-			rc=1; log "$t: lab run failed, see $out/run-$t.log"; tail -n 5 "$out/run-$t.log"; }
+			--files "$files"/* --out "$run" --timeout "$tmo" >"$run.log" 2>&1 || {
+			rc=1; log "$t: lab run failed, see $run.log"; tail -n 5 "$run.log"; }
 		sleep 3
 		kill -- -"$follower" 2>/dev/null || true
 		wait "$follower" 2>/dev/null || true
 		if [ "$rate" = auto ]; then
 			r=$(jq -rs '[.[] | select(.name == "bench_rate") | .value][0] // empty' \
-				"$out/run-$t/b/metrics.jsonl" 2>/dev/null || true)
+				"$run/b/metrics.jsonl" 2>/dev/null || true)
 			[ -n "$r" ] && { rate=$r; log "bottleneck rate calibrated in the $t boot: $rate"; }
 		fi
 		log "$t: done in $((SECONDS - t1))s"

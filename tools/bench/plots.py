@@ -51,9 +51,10 @@ def goodput_vs_loss(out, samples, trs):
     return 'goodput-vs-loss.png'
 
 
-def blackhole_timeline(out, samples, trs):
+def blackhole_timeline(out, samples, trs, summary):
     pts = {t: [s for s in _sel(samples, transport=t, cat='blackhole', qps=1)
-               if s.get('timeline') and s.get('hole_on') is not None] for t in trs}
+               if s.get('timeline') and s.get('hole_on') is not None and summary(s)]
+           for t in trs}
     if not any(pts.values()):
         return None
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
@@ -73,7 +74,8 @@ def blackhole_timeline(out, samples, trs):
     ax.set_xlabel('seconds from the black hole')
     ax.set_ylabel('received (MiB/s)')
     ax.set_ylim(bottom=0)
-    ax.set_title('WRITE 64 KiB, 1 QP: one source-port bucket of 8 dropped (first repetition)')
+    ax.set_title('WRITE 64 KiB, 1 QP: one source-port bucket of 8 dropped (first valid repetition)',
+                 fontsize='medium')
     ax.grid(alpha=0.3)
     ax.legend(fontsize='small')
     fig.tight_layout()
@@ -110,10 +112,7 @@ def latency_cdf(out, samples, trs):
     return 'latency-cdf.png'
 
 
-def make_all(out, samples, trs, _summary=None):
-    made = []
-    for f in (goodput_vs_loss, blackhole_timeline, latency_cdf):
-        p = f(out, samples, trs)
-        if p:
-            made.append(p)
-    return made
+def make_all(out, samples, trs, summary):
+    made = [goodput_vs_loss(out, samples, trs), blackhole_timeline(out, samples, trs, summary),
+            latency_cdf(out, samples, trs)]
+    return [p for p in made if p]

@@ -40,7 +40,7 @@ if [ "$profile" = smoke ]; then	# one short point per category
 	exit 0
 fi
 case $profile in
-quick) losses="0 1 5"; qps4="4"; ops_losses="0"; sizes_losses="0"; iters=300; memqps=1000
+quick) losses="0 1 10"; qps4="4"; ops_losses="0"; sizes_losses="0"; iters=300; memqps=1000
        bh="pre=3 hole=4 post=4" ;;
 standard) losses="0 0.1 1 5 10"; qps4="4"; ops_losses="0 1"; sizes_losses="0 1"; iters=500
        memqps=1000; bh="pre=4 hole=5 post=6" ;;

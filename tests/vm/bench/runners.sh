@@ -136,3 +136,17 @@ bench_sampler() {
 bench_uptime() {
 	cut -d' ' -f1 /proc/uptime
 }
+
+# bench_retry CMD...: run CMD up to 5 times, but retry only a quick failure
+# (the server not listening yet); a run that failed after 20 s is a result
+bench_retry() {
+	local i t rc
+	for i in 1 2 3 4 5; do
+		t=$SECONDS
+		"$@" && return 0
+		rc=$?
+		[ $((SECONDS - t)) -gt 20 ] && return $rc
+		sleep 2
+	done
+	return $rc
+}

@@ -13,7 +13,8 @@
 #                 (sport & 7) of data arriving here; in skew mode the same
 #                 filters redirect to ifb0, where bucket k is delayed by
 #                 k * SKEW ms (per-path delay skew behind the bottleneck)
-#                 egress: the black hole (one bucket dropped) when asked
+#                 egress: the same counters for the data sent
+#                 ingress prio 1: the black hole (one bucket dropped) when asked
 #
 # Environment: BENCH_PORT (UDP port of the RDMA transport), BENCH_RATE
 # (tc rate, e.g. 12mbit, or "none"), BENCH_QUEUE (tbf limit, bytes),
@@ -109,15 +110,18 @@ wire_rx_bytes() {
 	wire_buckets ingress | awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }'
 }
 
-# wire_blackhole BUCKET | off: drop (egress, before the bottleneck) the data this
-# VM sends from source ports with (sport & 7) == BUCKET
+# wire_blackhole BUCKET | off: drop the data arriving here from source ports
+# with (sport & 7) == BUCKET (ingress of the receiver, before the counters:
+# a hole in the network, invisible to the sender's stack; a drop at the
+# sender's egress would be reported to it, and rxe then retries at once, for
+# ever: a soft lockup)
 wire_blackhole() {
 	local d=$BENCH_DEV_NET
-	tc filter del dev "$d" egress prio 1 2>/dev/null
+	tc filter del dev "$d" ingress prio 1 2>/dev/null
 	[ "$1" = off ] && return 0
-	tc filter add dev "$d" egress prio 1 protocol ip u32 match ip protocol 17 0xff \
+	tc filter add dev "$d" ingress prio 1 protocol ip u32 match ip protocol 17 0xff \
 		match ip dport "$BENCH_PORT" 0xffff match ip sport "$1" 0x7 action drop &&
-	tc filter add dev "$d" egress prio 1 protocol ip u32 match ip protocol 6 0xff \
+	tc filter add dev "$d" ingress prio 1 protocol ip u32 match ip protocol 6 0xff \
 		match ip dport "$BENCH_TCP_PORT" 0xffff match ip sport "$1" 0x7 action drop
 }
 
