@@ -73,6 +73,8 @@ static const struct {
 	{ METAROCE_OP_READ_REQ,    "READ_REQ",    METAROCE_MSG_LEN,         false, true  },
 	{ METAROCE_OP_CMP_SWAP,    "CMP_SWAP",    METAROCE_ATOMIC_LEN,      false, true  },
 	{ METAROCE_OP_FETCH_ADD,   "FETCH_ADD",   METAROCE_ATOMIC_LEN,      false, true  },
+	{ METAROCE_OP_FLUSH,       "FLUSH",       METAROCE_FLUSH_LEN,       false, true  },
+	{ METAROCE_OP_ATOMIC_WRITE, "ATOMIC_WRITE", METAROCE_ATOMIC_LEN,    false, true  },
 	{ METAROCE_OP_READ_RESP,   "READ_RESP",   METAROCE_MSG_LEN,         true,  false },
 	{ METAROCE_OP_ATOMIC_RESP, "ATOMIC_RESP", METAROCE_ATOMIC_RESP_LEN, false, false },
 	{ METAROCE_OP_ACK,         "ACK",         METAROCE_ACK_LEN,         false, false },
@@ -92,15 +94,15 @@ static int known_opcode(unsigned int op)
 	return -1;
 }
 
-static bool is_msg_op(u8 op)
-{
-	return mro_wire_ext_len(op) == METAROCE_MSG_LEN &&
-	       op != METAROCE_OP_CMP_SWAP && op != METAROCE_OP_FETCH_ADD;
-}
-
 static bool is_atomic_op(u8 op)
 {
-	return op == METAROCE_OP_CMP_SWAP || op == METAROCE_OP_FETCH_ADD;
+	return op == METAROCE_OP_CMP_SWAP || op == METAROCE_OP_FETCH_ADD ||
+	       op == METAROCE_OP_ATOMIC_WRITE;
+}
+
+static bool is_msg_op(u8 op)
+{
+	return mro_wire_ext_len(op) == METAROCE_MSG_LEN && !is_atomic_op(op);
 }
 
 static bool is_ctrl_op(u8 op)
@@ -185,6 +187,16 @@ static void wire_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_ctrl, token), 0);
 	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_ctrl, credit_psn), 4);
 	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_ctrl, rsvd), 8);
+
+	KUNIT_EXPECT_EQ(test, METAROCE_FLUSH_LEN, 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct metaroce_flush), METAROCE_FLUSH_LEN);
+	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_flush, va), 0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_flush, rkey), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_flush, length), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_flush, msn), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_flush, type), 20);
+	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_flush, level), 21);
+	KUNIT_EXPECT_EQ(test, offsetof(struct metaroce_flush, rsvd), 22);
 }
 
 /* ----------------------------------------------------------- opcode tables */
@@ -336,6 +348,71 @@ static void gold_cmp_swap_hdr(struct mro_hdr *h)
 	h->atomic.compare = 0x7172737475767778ULL;
 }
 
+/* FLUSH, FIRST | LAST | ACK_REQ, global visibility of a range */
+static const u8 gold_flush[] = {
+	0x10,						/* ver		*/
+	METAROCE_OP_FLUSH,				/* opcode	*/
+	0x00, 0x07,					/* flags	*/
+	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
+	0x00, 0xb1, 0xb2, 0xb3,				/* sqpn		*/
+	0xc1, 0xc2, 0xc3, 0xc4,				/* psn		*/
+	0xd1, 0xd2,					/* path		*/
+	0x00, 52,					/* hdr_len	*/
+	0xe1, 0xe2, 0xe3, 0xe4,				/* path_seq	*/
+	0xf1, 0xf2, 0xf3, 0xf4,				/* tsval	*/
+	0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38,	/* va		*/
+	0x41, 0x42, 0x43, 0x44,				/* rkey		*/
+	0x51, 0x52, 0x53, 0x54,				/* length	*/
+	0x11, 0x12, 0x13, 0x14,				/* msn		*/
+	0x01,						/* type: GLOBAL	*/
+	0x00,						/* level: RANGE	*/
+	0x00, 0x00,					/* rsvd		*/
+	0xdb, 0x58, 0x5d, 0xa9,				/* crc		*/
+};
+
+static void gold_flush_hdr(struct mro_hdr *h)
+{
+	gold_bth(h, METAROCE_OP_FLUSH, METAROCE_F_FIRST | METAROCE_F_LAST |
+		 METAROCE_F_ACK_REQ);
+	h->flush.va = 0x3132333435363738ULL;
+	h->flush.rkey = 0x41424344;
+	h->flush.length = 0x51525354;
+	h->flush.msn = 0x11121314;
+	h->flush.type = METAROCE_FLUSH_GLOBAL;
+	h->flush.level = METAROCE_FLUSH_RANGE;
+}
+
+/* ATOMIC_WRITE, FIRST | LAST | ACK_REQ: the 8 bytes in swap_add */
+static const u8 gold_atomic_write[] = {
+	0x10,						/* ver		*/
+	METAROCE_OP_ATOMIC_WRITE,			/* opcode	*/
+	0x00, 0x07,					/* flags	*/
+	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
+	0x00, 0xb1, 0xb2, 0xb3,				/* sqpn		*/
+	0xc1, 0xc2, 0xc3, 0xc4,				/* psn		*/
+	0xd1, 0xd2,					/* path		*/
+	0x00, 60,					/* hdr_len	*/
+	0xe1, 0xe2, 0xe3, 0xe4,				/* path_seq	*/
+	0xf1, 0xf2, 0xf3, 0xf4,				/* tsval	*/
+	0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x30,	/* va (8-aligned) */
+	0x41, 0x42, 0x43, 0x44,				/* rkey		*/
+	0x11, 0x12, 0x13, 0x14,				/* msn		*/
+	0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68,	/* the 8 bytes	*/
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* compare: 0	*/
+	0x8b, 0xac, 0x48, 0x86,				/* crc		*/
+};
+
+static void gold_atomic_write_hdr(struct mro_hdr *h)
+{
+	gold_bth(h, METAROCE_OP_ATOMIC_WRITE, METAROCE_F_FIRST |
+		 METAROCE_F_LAST | METAROCE_F_ACK_REQ);
+	h->atomic.va = 0x3132333435363730ULL;
+	h->atomic.rkey = 0x41424344;
+	h->atomic.msn = 0x11121314;
+	h->atomic.swap_add = 0x6162636465666768ULL;
+	h->atomic.compare = 0;
+}
+
 /* ATOMIC_RESP, RETX */
 static const u8 gold_atomic_resp[] = {
 	0x10,						/* ver		*/
@@ -461,6 +538,9 @@ static const struct golden {
 } goldens[] = {
 	{ "WRITE_IMM",   gold_write_imm,   sizeof(gold_write_imm),   4, gold_write_imm_hdr },
 	{ "CMP_SWAP",    gold_cmp_swap,    sizeof(gold_cmp_swap),    0, gold_cmp_swap_hdr },
+	{ "FLUSH",       gold_flush,       sizeof(gold_flush),       0, gold_flush_hdr },
+	{ "ATOMIC_WRITE", gold_atomic_write, sizeof(gold_atomic_write), 0,
+	  gold_atomic_write_hdr },
 	{ "ATOMIC_RESP", gold_atomic_resp, sizeof(gold_atomic_resp), 0, gold_atomic_resp_hdr },
 	{ "ACK",         gold_ack,         sizeof(gold_ack),         0, gold_ack_hdr },
 	{ "UD_SEND_IMM", gold_ud,          sizeof(gold_ud),          3, gold_ud_hdr },
@@ -497,6 +577,13 @@ static void expect_hdr_eq(struct kunit *test, const struct mro_hdr *exp,
 		KUNIT_EXPECT_EQ_MSG(test, got->atomic.msn, exp->atomic.msn, "%s", what);
 		KUNIT_EXPECT_EQ_MSG(test, got->atomic.swap_add, exp->atomic.swap_add, "%s", what);
 		KUNIT_EXPECT_EQ_MSG(test, got->atomic.compare, exp->atomic.compare, "%s", what);
+	} else if (op == METAROCE_OP_FLUSH) {
+		KUNIT_EXPECT_EQ_MSG(test, got->flush.va, exp->flush.va, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->flush.rkey, exp->flush.rkey, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->flush.length, exp->flush.length, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->flush.msn, exp->flush.msn, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->flush.type, exp->flush.type, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->flush.level, exp->flush.level, "%s", what);
 	} else if (op == METAROCE_OP_ATOMIC_RESP) {
 		KUNIT_EXPECT_EQ_MSG(test, got->orig, exp->orig, "%s", what);
 	} else if (op == METAROCE_OP_ACK) {
@@ -600,6 +687,8 @@ static size_t fill_hdr(struct mro_hdr *h, int i, enum fill_kind kind)
 	if (kind == FILL_ZERO) {
 		if (op == METAROCE_OP_READ_REQ)
 			h->msg.imm = 256;	/* smallest segment size */
+		if (op == METAROCE_OP_FLUSH)	/* at least one type bit */
+			h->flush.type = METAROCE_FLUSH_GLOBAL;
 		return plen && is_msg_op(op) ? 0 : plen;
 	}
 	if (kind == FILL_PATTERN) {
@@ -655,7 +744,17 @@ static size_t fill_hdr(struct mro_hdr *h, int i, enum fill_kind kind)
 		h->atomic.rkey = m32;
 		h->atomic.msn = m32;
 		h->atomic.swap_add = m64;
-		h->atomic.compare = m64 - 1;
+		/* only CMP_SWAP compares; ATOMIC_WRITE must carry 0 */
+		h->atomic.compare = op == METAROCE_OP_ATOMIC_WRITE ? 0 : m64 - 1;
+	} else if (op == METAROCE_OP_FLUSH) {
+		h->flush.va = m64;
+		h->flush.rkey = m32;
+		h->flush.length = m32;
+		h->flush.msn = m32;
+		h->flush.type = kind == FILL_PATTERN ? METAROCE_FLUSH_GLOBAL :
+			METAROCE_FLUSH_GLOBAL | METAROCE_FLUSH_PERSISTENT;
+		h->flush.level = kind == FILL_PATTERN ? METAROCE_FLUSH_RANGE :
+							METAROCE_FLUSH_MR;
 	} else if (op == METAROCE_OP_ATOMIC_RESP) {
 		h->orig = m64;
 	} else if (op == METAROCE_OP_ACK) {
@@ -1149,6 +1248,72 @@ static void wire_decode_atomic_test(struct kunit *test)
 	}
 }
 
+/* ATOMIC_WRITE carries no compare value; the other atomics may */
+static void wire_decode_atomic_write_test(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
+	struct mro_hdr h, d;
+	int i;
+	size_t len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		if (!is_atomic_op(opcodes[i].op))
+			continue;
+		fill_hdr(&h, i, FILL_PATTERN);
+		h.atomic.compare = 1;
+		len = build_pkt(test, &h, 0, buf);
+		KUNIT_ASSERT_NE(test, len, 0);
+		KUNIT_EXPECT_EQ_MSG(test, mro_wire_decode(buf, len, &d),
+				    opcodes[i].op == METAROCE_OP_ATOMIC_WRITE ?
+				    MRO_WIRE_FIELD : MRO_WIRE_OK,
+				    "%s compare 1", opcodes[i].name);
+	}
+}
+
+/* FLUSH: type is a non-empty set of known bits, level one of two, rsvd 0 */
+static void wire_decode_flush_test(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
+	int fl = known_opcode(METAROCE_OP_FLUSH);
+	const size_t type_at = METAROCE_BTH_LEN + 20;
+	struct mro_hdr h, d;
+	unsigned int v;
+	size_t len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (v = 0; v < 256; v++) {
+		fill_hdr(&h, fl, FILL_PATTERN);
+		len = build_pkt(test, &h, 0, buf);
+		KUNIT_ASSERT_NE(test, len, 0);
+		buf[type_at] = v;
+		reseal(buf, len);
+		KUNIT_EXPECT_EQ_MSG(test, mro_wire_decode(buf, len, &d),
+				    v >= 1 && v <= 3 ? MRO_WIRE_OK : MRO_WIRE_FIELD,
+				    "type %u", v);
+		if (v >= 1 && v <= 3)
+			KUNIT_EXPECT_EQ(test, d.flush.type, v);
+
+		buf[type_at] = METAROCE_FLUSH_GLOBAL;
+		buf[type_at + 1] = v;
+		reseal(buf, len);
+		KUNIT_EXPECT_EQ_MSG(test, mro_wire_decode(buf, len, &d),
+				    v <= METAROCE_FLUSH_MR ? MRO_WIRE_OK : MRO_WIRE_FIELD,
+				    "level %u", v);
+
+		buf[type_at + 1] = METAROCE_FLUSH_RANGE;
+		buf[type_at + 2 + (v & 1)] = v;
+		reseal(buf, len);
+		KUNIT_EXPECT_EQ_MSG(test, mro_wire_decode(buf, len, &d),
+				    v ? MRO_WIRE_FIELD : MRO_WIRE_OK, "rsvd %u", v);
+	}
+	/* no payload */
+	fill_hdr(&h, fl, FILL_PATTERN);
+	len = build_pkt(test, &h, 4, buf);
+	KUNIT_ASSERT_NE(test, len, 0);
+	KUNIT_EXPECT_EQ(test, mro_wire_decode(buf, len, &d), MRO_WIRE_LENGTH);
+}
+
 static void wire_decode_ack_test(struct kunit *test)
 {
 	u8 *buf = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
@@ -1356,6 +1521,8 @@ static struct kunit_case metaroce_wire_cases[] = {
 	KUNIT_CASE(wire_decode_payload_test),
 	KUNIT_CASE(wire_decode_msg_bounds_test),
 	KUNIT_CASE(wire_decode_atomic_test),
+	KUNIT_CASE(wire_decode_atomic_write_test),
+	KUNIT_CASE(wire_decode_flush_test),
 	KUNIT_CASE(wire_decode_ack_test),
 	KUNIT_CASE(wire_decode_ctrl_test),
 	KUNIT_CASE(wire_crc_bitflip_test),

@@ -33,6 +33,8 @@ enum metaroce_opcode {
 	METAROCE_OP_READ_REQ		= 0x06,
 	METAROCE_OP_CMP_SWAP		= 0x07,
 	METAROCE_OP_FETCH_ADD		= 0x08,
+	METAROCE_OP_FLUSH		= 0x09,
+	METAROCE_OP_ATOMIC_WRITE	= 0x0a,
 	/* responses (flow from responder to requester) */
 	METAROCE_OP_READ_RESP		= 0x10,
 	METAROCE_OP_ATOMIC_RESP		= 0x11,
@@ -119,9 +121,13 @@ struct metaroce_msg {
 };
 
 /*
- * Atomic extension, 32 bytes, on CMP_SWAP and FETCH_ADD.
- * @swap_add: swap value (CMP_SWAP) or addend (FETCH_ADD)
- * @compare:  compare value (CMP_SWAP), 0 for FETCH_ADD
+ * Atomic extension, 32 bytes, on CMP_SWAP, FETCH_ADD and ATOMIC_WRITE.
+ * @va:       remote address, 8-byte aligned
+ * @swap_add: swap value (CMP_SWAP), addend (FETCH_ADD), or for
+ *            ATOMIC_WRITE the 8 bytes to store, read as a big-endian
+ *            number (the responder stores them in the same byte order, so
+ *            memory receives exactly the requester's 8 bytes)
+ * @compare:  compare value (CMP_SWAP), 0 for FETCH_ADD and ATOMIC_WRITE
  */
 struct metaroce_atomic {
 	__be64	va;
@@ -129,6 +135,33 @@ struct metaroce_atomic {
 	__be32	msn;
 	__be64	swap_add;
 	__be64	compare;
+};
+
+/* metaroce_flush.type: what the flush must achieve (bits, IB values) */
+#define METAROCE_FLUSH_GLOBAL		0x01	/* global visibility */
+#define METAROCE_FLUSH_PERSISTENT	0x02	/* persistence */
+/* metaroce_flush.level: what it covers (IB values) */
+#define METAROCE_FLUSH_RANGE		0	/* [va, va + length) */
+#define METAROCE_FLUSH_MR		1	/* the whole region of rkey */
+
+/*
+ * FLUSH extension, 24 bytes (IB's RETH + FETH in one).
+ * @va:     first byte (FLUSH_RANGE); ignored for FLUSH_MR
+ * @rkey:   remote key of the region (or window) to flush
+ * @length: bytes from @va (FLUSH_RANGE); ignored for FLUSH_MR
+ * @msn:    as in metaroce_atomic
+ * @type:   METAROCE_FLUSH_* bits, at least one
+ * @level:  METAROCE_FLUSH_RANGE or METAROCE_FLUSH_MR
+ * @rsvd:   0
+ */
+struct metaroce_flush {
+	__be64	va;
+	__be32	rkey;
+	__be32	length;
+	__be32	msn;
+	__u8	type;
+	__u8	level;
+	__be16	rsvd;
 };
 
 /* ATOMIC_RESP extension, 8 bytes: the value found before the operation */
@@ -204,6 +237,7 @@ struct metaroce_ctrl {
 #define METAROCE_MSG_LEN	32
 #define METAROCE_ATOMIC_LEN	32
 #define METAROCE_ATOMIC_RESP_LEN 8
+#define METAROCE_FLUSH_LEN	24
 #define METAROCE_ACK_LEN	48
 #define METAROCE_DETH_LEN	8
 #define METAROCE_CTRL_LEN	12

@@ -19,7 +19,14 @@
 #                         segfaults the interpreter on rxe as well)
 #   PV_RESTARTS=5         a suite that dies (segfault) is restarted without the tests that
 #                         already ran; the test it died in is recorded as HUNG
+#   PV_RERUN_HUNG=1       then each HUNG test runs once more, alone in a fresh interpreter,
+#                         and that result is the one recorded (rdma-core 56's pyverbs
+#                         segfaults while freeing objects of earlier tests, on rxe too:
+#                         the test that happens to be running is not the culprit); the
+#                         log says which tests were rerun
 #   PV_DRIVERS="rxe metaroce"
+#   PV_DEBUG=""           shell commands run after the metaroce suite (output in
+#                         pyverbs-debug.txt), e.g. "ip maddr; cat /proc/net/igmp"
 # Example:
 #   tests/vm/run.sh --dist bookworm --topology netns --timeout 3600 \
 #       --scenario tests/vm/scenarios/metaroce-pyverbs.sh \
@@ -32,7 +39,9 @@ PV_SUITE_TIMEOUT=1500
 PV_FILTER=""
 PV_EXCLUDE='^tests\.test_(mlx5|efa)'
 PV_RESTARTS=5
+PV_RERUN_HUNG=1
 PV_DRIVERS="rxe metaroce"
+PV_DEBUG=""
 [ -f "$LAB_FILES/pyverbs.conf" ] && source "$LAB_FILES/pyverbs.conf"
 
 # the suite, un-gzipped into a scratch dir
@@ -116,11 +125,13 @@ class Result(unittest.TextTestResult):
         self._rec(test, 'unexpected-success')
 
 
-# not run: ids in PV_SKIP_FILE (ran before a crash of an earlier pass) and PV_EXCLUDE
+# not run: ids in PV_SKIP_FILE (ran before a crash of an earlier pass) and PV_EXCLUDE;
+# with PV_ONLY (a test id), only that test
 skip = set()
 if os.environ.get('PV_SKIP_FILE') and os.path.exists(os.environ['PV_SKIP_FILE']):
     skip = set(open(os.environ['PV_SKIP_FILE']).read().split())
 exclude = re.compile(os.environ['PV_EXCLUDE']) if os.environ.get('PV_EXCLUDE') else None
+only = os.environ.get('PV_ONLY')
 
 
 def flatten(s):
@@ -135,7 +146,8 @@ class Program(unittest.TestProgram):
     def runTests(self):
         self.test = unittest.TestSuite(
             [t for t in flatten(self.test)
-             if t.id() not in skip and not (exclude and exclude.search(t.id()))])
+             if t.id() not in skip and not (exclude and exclude.search(t.id()))
+             and (not only or t.id() == only)])
         super().runTests()
 
 
@@ -183,6 +195,17 @@ run_suite() {
         lab_log "pyverbs on $drv died (exit $rc) after $(jq -r .test "$jl" | sort -u | wc -l) tests; restarting"
         echo "=== runner exit $rc; restarting without the tests that ran" >>"$log"
     done
+    # a test the interpreter died in runs once more, alone
+    if [ "$PV_RERUN_HUNG" = 1 ]; then
+        local t
+        for t in $(summarize "$jl" | jq -r 'to_entries[] | select(.value == "HUNG") | .key'); do
+            lab_log "pyverbs on $drv: rerunning $t alone (the suite died in it)"
+            echo "=== rerun alone: $t" >>"$log"
+            (cd "$LAB_WORK/pyverbs" && PV_ONLY="$t" \
+                timeout -k 10 $((PV_TEST_TIMEOUT + 60)) python3 runner.py "$SUITE" "$jl" \
+                "$PV_TEST_TIMEOUT" --dev "$dev" --gid "$gid" -v) >>"$log" 2>&1
+        done
+    fi
     summarize "$jl" >"$LAB_OUT/pyverbs-$drv.json"
     tail -n 5 "$log"
     local st
@@ -210,6 +233,10 @@ for drv in $PV_DRIVERS; do
         lab_check mr-link-add rdma link add mr0 type metaroce netdev v0 || continue
         lab_check mr-active mro_wait_state mr0 ACTIVE || continue
         run_suite metaroce mr0
+        # port counters (drops by reason) help to diagnose a failing test
+        (cd /sys/class/infiniband/mr0/ports/1/hw_counters && grep . *) \
+            >"$LAB_OUT/pyverbs-metaroce-counters.txt" 2>&1
+        [ -n "$PV_DEBUG" ] && eval "$PV_DEBUG" >"$LAB_OUT/pyverbs-debug.txt" 2>&1
         lab_check mr-link-del timeout 60 rdma link del mr0
         lab_check mr-unload timeout 60 modprobe -r metaroce
         lab_check dmesg-clean mro_dmesg_clean

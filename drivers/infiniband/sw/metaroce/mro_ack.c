@@ -40,7 +40,7 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, bool response)
 		mro_path_acked(&qp->paths, t->path, t->path_seq);
 	if (++s->resp_pkts >= s->npkts && s->state == MRO_SWQE_WAITING) {
 		s->state = MRO_SWQE_DONE;
-		if (s->is_read_atomic && qp->rd_atomic_inflight)
+		if (s->rd_res && qp->rd_atomic_inflight)
 			qp->rd_atomic_inflight--;
 	}
 }

@@ -4,6 +4,16 @@
  * datagrams sent to its IP group.  Attaching the first QP joins the group
  * on the netdev (IGMP/MLD); the receive path fans a datagram addressed to
  * QPN 0xffffff out to every attached QP.
+ *
+ * Datagrams to a group leave through mro_mcast_xmit4/6, not the UDP tunnel
+ * helpers, and on behalf of no socket: a UDP tunnel socket has
+ * IP_MULTICAST_LOOP turned off (setup_udp_tunnel_sock() clears it), and
+ * the tunnel transmit helpers of recent kernels count as a nested transmit,
+ * which turns the loopback off as well.  Either way QPs on this host that
+ * joined the group would never see the datagram.  Sent like this, the IP
+ * stack's own multicast loopback delivers it to every local member (QPs of
+ * this device and of other devices in the namespace), as for any multicast
+ * socket with IP_MULTICAST_LOOP set.
  */
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
@@ -11,7 +21,12 @@
 #include <linux/ipv6.h>
 #include <linux/rculist.h>
 #include <linux/rtnetlink.h>
+#include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ipv6.h>
+#include <net/udp.h>
 
 #include "mro_qp.h"
 
@@ -191,6 +206,75 @@ void mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		mro_qp_put(qp);
 	}
 }
+
+/* push the UDP header; the caller has set the transport offset */
+static void mro_mcast_udp(struct sk_buff *skb, __be16 sport, __be16 dport)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = sport;
+	uh->dest = dport;
+	uh->len = htons(skb->len);
+	uh->check = 0;
+}
+
+/* send @skb (metaroce packet, no headers) to an IPv4 group along @rt */
+int mro_mcast_xmit4(struct net *net, struct rtable *rt, struct sk_buff *skb,
+		    __be32 saddr, __be32 daddr, u8 tos, __be16 sport,
+		    __be16 dport)
+{
+	struct iphdr *iph;
+
+	mro_mcast_udp(skb, sport, dport);
+	udp_set_csum(true, skb, saddr, daddr, skb->len);
+	skb_dst_set(skb, &rt->dst);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = tos;
+	iph->frag_off = 0;
+	iph->ttl = ip4_dst_hoplimit(&rt->dst);
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	__ip_select_ident(net, iph, 1);
+	skb->protocol = htons(ETH_P_IP);
+	/* tot_len and the header checksum are set by ip_local_out() */
+	return ip_local_out(net, NULL, skb);
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+/* the same for an IPv6 group; the UDP checksum is mandatory there */
+int mro_mcast_xmit6(struct net *net, struct dst_entry *dst,
+		    struct sk_buff *skb, const struct in6_addr *saddr,
+		    const struct in6_addr *daddr, u8 tclass, __be16 sport,
+		    __be16 dport)
+{
+	struct ipv6hdr *ip6h;
+
+	mro_mcast_udp(skb, sport, dport);
+	udp6_set_csum(false, skb, saddr, daddr, skb->len);
+	skb_dst_set(skb, dst);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, tclass, 0);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = ip6_dst_hoplimit(dst);
+	ip6h->saddr = *saddr;
+	ip6h->daddr = *daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+	/* payload_len is set by ip6_local_out() */
+	return ip6_local_out(net, NULL, skb);
+}
+#endif
 
 void mro_mcast_cleanup(struct mro_dev *dev)
 {

@@ -61,6 +61,16 @@ static inline bool mro_access_ok(int have, int want)
 				 IB_ACCESS_REMOTE_ATOMIC |		\
 				 IB_ZERO_BASED)
 
+/*
+ * RDMA FLUSH to global visibility (6.2+ verbs).  Persistence is not
+ * offered: no metaroce memory is persistent (see mro_flush.c).
+ */
+#ifdef MRO_HAVE_IB_WR_FLUSH
+#define MRO_ACCESS_FLUSH	IB_ACCESS_FLUSH_GLOBAL
+#else
+#define MRO_ACCESS_FLUSH	0
+#endif
+
 /* access flags of an MR (reg_user_mr, get_dma_mr, REG_MR WQE) */
 #define MRO_MR_ACCESS		(IB_ACCESS_LOCAL_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
@@ -68,6 +78,7 @@ static inline bool mro_access_ok(int have, int want)
 				 IB_ACCESS_REMOTE_ATOMIC |		\
 				 IB_ACCESS_MW_BIND |			\
 				 IB_ACCESS_HUGETLB |			\
+				 MRO_ACCESS_FLUSH |			\
 				 IB_ACCESS_OPTIONAL)
 
 /* remote write and atomic need local write on the memory (C10-74) */

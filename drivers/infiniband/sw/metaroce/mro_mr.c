@@ -130,9 +130,11 @@ struct mro_mem *mro_mem_get_lkey(struct mro_dev *dev, struct ib_pd *pd,
 	return IS_ERR(mem) ? NULL : mem;
 }
 
-struct mro_mem *mro_mem_get_rkey(struct mro_dev *dev, struct ib_pd *pd,
-				 u32 qpn, u32 rkey, u64 va, u64 len,
-				 int access)
+/* rkey lookup; @whole: the request names the whole region, not a range */
+static struct mro_mem *mro_mem_rkey_lookup(struct mro_dev *dev,
+					   struct ib_pd *pd, u32 qpn, u32 rkey,
+					   u64 va, u64 len, int access,
+					   bool whole)
 {
 	struct mro_mem *mem = mro_mem_find(dev, rkey);
 	unsigned long flags;
@@ -145,15 +147,14 @@ struct mro_mem *mro_mem_get_rkey(struct mro_dev *dev, struct ib_pd *pd,
 	ok = mem->rkey == rkey && mem->pd == pd &&
 	     mem->state == MRO_MEM_VALID &&
 	     mro_access_ok(mem->access, access);
-	if (ok && mem->type == MRO_MEM_MW) {
-		if (mem->mw_type == IB_MW_TYPE_2 && mem->mw_qpn != qpn)
-			ok = false;
-		else if (mem->access & IB_ZERO_BASED)
+	if (ok && mem->type == MRO_MEM_MW &&
+	    mem->mw_type == IB_MW_TYPE_2 && mem->mw_qpn != qpn)
+		ok = false;
+	if (ok && !whole) {
+		if (mem->type == MRO_MEM_MW && (mem->access & IB_ZERO_BASED))
 			ok = mro_range_ok(0, mem->length, va, len);
 		else
 			ok = mro_range_ok(mem->iova, mem->length, va, len);
-	} else if (ok) {
-		ok = mro_range_ok(mem->iova, mem->length, va, len);
 	}
 	spin_unlock_irqrestore(&mem->lock, flags);
 
@@ -162,6 +163,19 @@ struct mro_mem *mro_mem_get_rkey(struct mro_dev *dev, struct ib_pd *pd,
 		return NULL;
 	}
 	return mem;
+}
+
+struct mro_mem *mro_mem_get_rkey(struct mro_dev *dev, struct ib_pd *pd,
+				 u32 qpn, u32 rkey, u64 va, u64 len,
+				 int access)
+{
+	return mro_mem_rkey_lookup(dev, pd, qpn, rkey, va, len, access, false);
+}
+
+struct mro_mem *mro_mem_get_rkey_whole(struct mro_dev *dev, struct ib_pd *pd,
+				       u32 qpn, u32 rkey, int access)
+{
+	return mro_mem_rkey_lookup(dev, pd, qpn, rkey, 0, 0, access, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -264,7 +278,7 @@ int mro_mem_copy(struct mro_mem *mem, u64 iova, void *buf, u32 len,
 	return err;
 }
 
-static int mro_mr_atomic(struct mro_mem *mem, u64 iova, bool cmp_swap,
+static int mro_mr_atomic(struct mro_mem *mem, u64 iova, enum mro_atomic_op op,
 			 u64 compare, u64 swap_add, u64 *orig)
 {
 	struct mro_mr_view v;
@@ -307,10 +321,12 @@ static int mro_mr_atomic(struct mro_mem *mem, u64 iova, bool cmp_swap,
 
 	spin_lock_irqsave(&mro_atomic_lock, flags);
 	old = READ_ONCE(*p);
-	if (!cmp_swap)
+	if (op == MRO_ATOMIC_FETCH_ADD)
 		WRITE_ONCE(*p, old + swap_add);
-	else if (old == compare)
+	else if (op == MRO_ATOMIC_CMP_SWAP && old == compare)
 		WRITE_ONCE(*p, swap_add);
+	else if (op == MRO_ATOMIC_WRITE)
+		WRITE_ONCE(*p, (__force u64)cpu_to_be64(swap_add));
 	spin_unlock_irqrestore(&mro_atomic_lock, flags);
 
 	if (map) {
@@ -321,7 +337,7 @@ static int mro_mr_atomic(struct mro_mem *mem, u64 iova, bool cmp_swap,
 	return 0;
 }
 
-int mro_mem_atomic(struct mro_mem *mem, u64 iova, bool cmp_swap,
+int mro_mem_atomic(struct mro_mem *mem, u64 iova, enum mro_atomic_op op,
 		   u64 compare, u64 swap_add, u64 *orig)
 {
 	struct mro_mem *mr;
@@ -330,13 +346,12 @@ int mro_mem_atomic(struct mro_mem *mem, u64 iova, bool cmp_swap,
 	if (iova & (sizeof(u64) - 1))
 		return -EINVAL;
 	if (mem->type != MRO_MEM_MW)
-		return mro_mr_atomic(mem, iova, cmp_swap, compare, swap_add,
-				     orig);
+		return mro_mr_atomic(mem, iova, op, compare, swap_add, orig);
 
 	mr = mro_mw_resolve(mem, &iova, sizeof(u64));
 	if (!mr)
 		return -EFAULT;
-	err = mro_mr_atomic(mr, iova, cmp_swap, compare, swap_add, orig);
+	err = mro_mr_atomic(mr, iova, op, compare, swap_add, orig);
 	mro_mem_put(mr);
 	return err;
 }

@@ -337,6 +337,9 @@ struct mro_mem *mro_mem_get_lkey(struct mro_dev *dev, struct ib_pd *pd,
 struct mro_mem *mro_mem_get_rkey(struct mro_dev *dev, struct ib_pd *pd,
 				 u32 qpn, u32 rkey, u64 va, u64 len,
 				 int access);
+/* the same without the bounds check: the request covers the whole region */
+struct mro_mem *mro_mem_get_rkey_whole(struct mro_dev *dev, struct ib_pd *pd,
+				       u32 qpn, u32 rkey, int access);
 void mro_mem_put(struct mro_mem *mem);
 
 /*
@@ -346,8 +349,17 @@ void mro_mem_put(struct mro_mem *mem);
 int mro_mem_copy(struct mro_mem *mem, u64 iova, void *buf, u32 len,
 		 enum mro_copy_dir dir);
 
-/* 64-bit atomic at @iova (8-byte aligned); returns the old value in @orig */
-int mro_mem_atomic(struct mro_mem *mem, u64 iova, bool cmp_swap,
+enum mro_atomic_op {
+	MRO_ATOMIC_FETCH_ADD,
+	MRO_ATOMIC_CMP_SWAP,
+	MRO_ATOMIC_WRITE,	/* store @swap_add as 8 big-endian bytes */
+};
+
+/*
+ * 64-bit atomic at @iova (8-byte aligned), serialised against every other
+ * metaroce atomic; returns the old value in @orig.
+ */
+int mro_mem_atomic(struct mro_mem *mem, u64 iova, enum mro_atomic_op op,
 		   u64 compare, u64 swap_add, u64 *orig);
 
 /*

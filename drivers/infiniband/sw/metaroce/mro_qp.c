@@ -322,8 +322,16 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->min_rnr_timer = attr->min_rnr_timer & 0x1f;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->max_rd_atomic = attr->max_rd_atomic;
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
+	    qp->max_dest_rd_atomic != attr->max_dest_rd_atomic) {
+		u32 i;
+
+		/* the result ring is max_dest_rd_atomic long: start it over */
+		for (i = 0; i < MRO_MAX_RD_ATOM; i++)
+			qp->ares[i].valid = false;
+		qp->ares_next = 0;
 		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	}
 	if (mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num & METAROCE_QPN_MASK;
 	if (mask & IB_QP_RQ_PSN) {

@@ -34,8 +34,10 @@ struct mro_swqe {
 	u64 raddr;
 	u32 rkey;
 	u64 compare_add;
-	u64 swap;
-	u32 length;		/* message bytes */
+	u64 swap;		/* also ATOMIC_WRITE's 8 bytes (big-endian) */
+	u32 length;		/* message bytes; FLUSH: bytes to flush */
+	u8 flush_type;		/* METAROCE_FLUSH_* */
+	u8 flush_level;
 	u32 num_sge;
 	bool inline_data;
 	/* UD */
@@ -50,6 +52,7 @@ struct mro_swqe {
 	u32 sent;		/* packets emitted (first transmission) */
 	u32 msn;
 	bool is_read_atomic;	/* completes on a response, not on ACK */
+	bool rd_res;		/* takes a responder resource (max_rd_atomic) */
 	u32 resp_pkts;		/* response packets received (READ) */
 	u64 atomic_orig;
 };
@@ -315,6 +318,18 @@ void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a);
 void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out);
 void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out);
 
+/* mro_flush.c: FLUSH and ATOMIC_WRITE (6.2+ verbs) */
+bool mro_flush_is_wr(u32 op);
+bool mro_flush_wr_ok(struct mro_qp *qp, u32 op);
+enum ib_wc_status mro_flush_swqe_load(struct mro_qp *qp,
+				      struct rxe_send_wqe *w,
+				      struct mro_swqe *s);
+u8 mro_flush_wire_op(u32 op);
+enum ib_wc_opcode mro_flush_wc_opcode(u32 op);
+void mro_flush_fill_hdr(const struct mro_swqe *s, struct mro_hdr *hdr);
+int mro_resp_flush(struct mro_qp *qp, const struct mro_hdr *hdr);
+int mro_resp_atomic_write(struct mro_qp *qp, const struct mro_hdr *hdr);
+
 /* mro_resp.c: responder */
 void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		  struct sk_buff *skb, struct sk_buff_head *out);
@@ -340,6 +355,14 @@ int mro_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		   const struct mro_hdr *hdr);
 void mro_mcast_cleanup(struct mro_dev *dev);
+struct rtable;
+int mro_mcast_xmit4(struct net *net, struct rtable *rt, struct sk_buff *skb,
+		    __be32 saddr, __be32 daddr, u8 tos, __be16 sport,
+		    __be16 dport);
+int mro_mcast_xmit6(struct net *net, struct dst_entry *dst,
+		    struct sk_buff *skb, const struct in6_addr *saddr,
+		    const struct in6_addr *daddr, u8 tclass, __be16 sport,
+		    __be16 dport);
 
 /* mro_recv.c: packet dispatch */
 void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,

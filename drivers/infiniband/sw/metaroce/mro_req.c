@@ -59,7 +59,7 @@ static bool mro_opcode_ok(struct mro_qp *qp, u32 op)
 		case IB_WR_REG_MR:	/* carries a kernel pointer */
 			return !qp->is_user;
 		default:
-			return false;
+			return mro_flush_wr_ok(qp, op);
 		}
 	default:
 		return false;
@@ -144,6 +144,10 @@ static bool mro_swqe_load(struct mro_qp *qp, u32 idx, struct mro_swqe *s)
 	}
 	if (mro_is_local_op(s->opcode)) {
 		s->status = mro_local_op(qp, w, s->opcode);
+		return s->status == IB_WC_SUCCESS;
+	}
+	if (mro_flush_is_wr(s->opcode)) {
+		s->status = mro_flush_swqe_load(qp, w, s);
 		return s->status == IB_WC_SUCCESS;
 	}
 
@@ -239,13 +243,16 @@ static bool mro_swqe_load(struct mro_qp *qp, u32 idx, struct mro_swqe *s)
 static u32 mro_swqe_pkts(struct mro_qp *qp, const struct mro_swqe *s)
 {
 	if (s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+	    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	    mro_flush_is_wr(s->opcode))
 		return 1;
 	return max_t(u32, 1, DIV_ROUND_UP(s->length, qp->mtu));
 }
 
 static u8 mro_wr_to_op(u32 opcode, bool ud)
 {
+	if (mro_flush_is_wr(opcode))
+		return mro_flush_wire_op(opcode);
 	switch (opcode) {
 	case IB_WR_SEND_WITH_IMM:
 		return ud ? METAROCE_OP_UD_SEND_IMM : METAROCE_OP_SEND_IMM;
@@ -338,6 +345,11 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 				     s->compare_add : 0;
 		hdr.flags |= METAROCE_F_FIRST | METAROCE_F_LAST |
 			     METAROCE_F_ACK_REQ;
+		plen = 0;
+		break;
+	case METAROCE_OP_FLUSH:
+	case METAROCE_OP_ATOMIC_WRITE:
+		mro_flush_fill_hdr(s, &hdr);
 		plen = 0;
 		break;
 	case METAROCE_OP_UD_SEND:
@@ -478,6 +490,7 @@ static bool mro_fetch(struct mro_qp *qp)
 	s->is_read_atomic = s->opcode == IB_WR_RDMA_READ ||
 			    s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 			    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+	s->rd_res = s->is_read_atomic || mro_flush_is_wr(s->opcode);
 	qp->sq_cur = idx;
 	qp->sq_cur_valid = true;
 	return true;
@@ -508,7 +521,7 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			return -1;
 		if (rc && !mro_cc_may_send(qp, n))	/* cwnd, credit, pacing */
 			return -1;
-		if (s->is_read_atomic && !s->sent &&
+		if (s->rd_res && !s->sent &&
 		    qp->rd_atomic_inflight >= max_t(u8, qp->max_rd_atomic, 1))
 			return -1;
 
@@ -531,7 +544,7 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 		}
 		if (rc && !hrtimer_active(&qp->rto_timer))
 			mro_arm_rto(qp);
-		if (s->is_read_atomic && !s->sent)
+		if (s->rd_res && !s->sent)
 			qp->rd_atomic_inflight++;
 		qp->snd_nxt += n;
 		s->sent += n;
@@ -616,6 +629,8 @@ void mro_req_tx_work(struct work_struct *work)
 /* the completion opcode of a send WQE's IB_WR_* opcode */
 enum ib_wc_opcode mro_wc_opcode(u32 opcode)
 {
+	if (mro_flush_is_wr(opcode))
+		return mro_flush_wc_opcode(opcode);
 	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:

@@ -356,11 +356,17 @@ static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
 	mro_queue_hdr_only(qp, &r, out);
 }
 
+/* responder resources: max_dest_rd_atomic, at least one remembered result */
+static u32 mro_resp_res(struct mro_qp *qp)
+{
+	return clamp_t(u32, qp->max_dest_rd_atomic, 1, MRO_MAX_RD_ATOM);
+}
+
 static struct mro_atomic_res *mro_ares_find(struct mro_qp *qp, u32 psn)
 {
 	u32 i;
 
-	for (i = 0; i < MRO_MAX_RD_ATOM; i++)
+	for (i = 0; i < mro_resp_res(qp); i++)
 		if (qp->ares[i].valid && qp->ares[i].psn == psn)
 			return &qp->ares[i];
 	return NULL;
@@ -389,12 +395,18 @@ static int mro_resp_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 	if (!mem)
 		goto access;
 	err = mro_mem_atomic(mem, a->va,
-			     hdr->opcode == METAROCE_OP_CMP_SWAP,
+			     hdr->opcode == METAROCE_OP_CMP_SWAP ?
+			     MRO_ATOMIC_CMP_SWAP : MRO_ATOMIC_FETCH_ADD,
 			     a->compare, a->swap_add, &orig);
 	mro_mem_put(mem);
 	if (err)
 		goto access;
-	res = &qp->ares[qp->ares_next++ % MRO_MAX_RD_ATOM];
+	/*
+	 * The oldest result makes room: a requester keeps at most
+	 * max_dest_rd_atomic of these outstanding, so the one evicted has
+	 * been answered and its answer received.
+	 */
+	res = &qp->ares[qp->ares_next++ % mro_resp_res(qp)];
 	res->psn = hdr->psn;
 	res->orig = orig;
 	res->valid = true;
@@ -405,22 +417,33 @@ access:
 	return -EACCES;
 }
 
-/* keep a READ/atomic that arrived early; false if there is no room */
-static bool mro_pend_add(struct mro_qp *qp, const struct mro_hdr *hdr)
+/*
+ * Keep a READ/atomic that arrived early.  Returns 0, -ENOSPC when there is
+ * no room (dropped: the requester sends it again), or -EPROTO when the
+ * requester has more requests outstanding than max_dest_rd_atomic allows
+ * (none of those waiting has been answered, so all are outstanding).
+ */
+static int mro_pend_add(struct mro_qp *qp, const struct mro_hdr *hdr)
 {
-	int i, free = -1;
+	u32 i, used = 0;
+	int free = -1;
 
 	for (i = 0; i < MRO_NPEND; i++) {
 		if (qp->pend[i].valid && qp->pend[i].hdr.psn == hdr->psn)
-			return true;	/* a duplicate of one waiting */
+			return 0;	/* a duplicate of one waiting */
 		if (!qp->pend[i].valid && free < 0)
 			free = i;
+		else if (qp->pend[i].valid &&
+			 (qp->pend[i].hdr.flags & METAROCE_F_FIRST))
+			used++;
 	}
+	if ((hdr->flags & METAROCE_F_FIRST) && used >= qp->max_dest_rd_atomic)
+		return -EPROTO;
 	if (free < 0)
-		return false;
+		return -ENOSPC;
 	qp->pend[free].hdr = *hdr;
 	qp->pend[free].valid = true;
-	return true;
+	return 0;
 }
 
 /* execute a READ/atomic now in PSN order; marks its PSNs */
@@ -438,6 +461,13 @@ static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 			if (mro_rxwin_classify(&qp->rxwin, hdr->psn + i) ==
 			    MRO_RX_NEW)
 				mro_rxwin_mark(&qp->rxwin, hdr->psn + i);
+	} else if (hdr->opcode == METAROCE_OP_FLUSH ||
+		   hdr->opcode == METAROCE_OP_ATOMIC_WRITE) {
+		if (hdr->opcode == METAROCE_OP_FLUSH ?
+		    mro_resp_flush(qp, hdr) : mro_resp_atomic_write(qp, hdr)) {
+			mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
+			return -EACCES;
+		}
 	} else if (mro_resp_atomic(qp, hdr, false, out)) {
 		return -EACCES;
 	}
@@ -471,6 +501,14 @@ static void mro_pend_run(struct mro_qp *qp, struct sk_buff_head *out)
 	}
 }
 
+/* requests that take a responder resource (max_dest_rd_atomic) */
+static bool mro_takes_resp_res(u8 op)
+{
+	return op == METAROCE_OP_READ_REQ || op == METAROCE_OP_CMP_SWAP ||
+	       op == METAROCE_OP_FETCH_ADD || op == METAROCE_OP_FLUSH ||
+	       op == METAROCE_OP_ATOMIC_WRITE;
+}
+
 /* a request-direction packet for this RC/UC QP (lock held) */
 void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		  struct sk_buff *skb, struct sk_buff_head *out)
@@ -483,9 +521,7 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		return;
-	if (!rc && (hdr->opcode == METAROCE_OP_READ_REQ ||
-		    hdr->opcode == METAROCE_OP_CMP_SWAP ||
-		    hdr->opcode == METAROCE_OP_FETCH_ADD ||
+	if (!rc && (mro_takes_resp_res(hdr->opcode) ||
 		    hdr->opcode == METAROCE_OP_SEND_INV))
 		return;
 
@@ -531,9 +567,20 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	case METAROCE_OP_READ_REQ:
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
+	case METAROCE_OP_FLUSH:
+	case METAROCE_OP_ATOMIC_WRITE:
+		if (!qp->max_dest_rd_atomic) {
+			/* no responder resources: IB's invalid request */
+			mro_nak(qp, hdr, METAROCE_SYN_NAK_INVALID, out);
+			return;
+		}
 		/* they see memory as every earlier request left it */
 		if (hdr->psn != qp->rxwin.base) {
-			mro_pend_add(qp, hdr);
+			if (mro_pend_add(qp, hdr) == -EPROTO) {
+				/* more outstanding than max_dest_rd_atomic */
+				mro_nak(qp, hdr, METAROCE_SYN_NAK_INVALID, out);
+				return;
+			}
 			goto ack;
 		}
 		if (mro_exec_rd_atomic(qp, hdr, out))

@@ -99,6 +99,12 @@ static int mro_xmit4(struct mro_dev *dev, struct net *net,
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
 	memset(skb->cb, 0, sizeof(skb->cb));
+	if (ipv4_is_multicast(daddr)) {
+		/* consumes the skb, whatever happens to it */
+		mro_mcast_xmit4(net, rt, skb, fl.saddr, daddr, tos, sport,
+				dport);
+		return 0;
+	}
 	udp_tunnel_xmit_skb(rt, NULL, skb, fl.saddr, daddr, tos,
 			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF), sport,
 			    dport, false, true);
@@ -130,6 +136,11 @@ static int mro_xmit6(struct mro_dev *dev, struct net *net,
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
 	memset(skb->cb, 0, sizeof(skb->cb));
+	if (IS_ENABLED(CONFIG_IPV6) && ipv6_addr_is_multicast(&daddr)) {
+		mro_mcast_xmit6(net, dst, skb, &saddr, &daddr, tclass, sport,
+				dport);
+		return 0;
+	}
 	udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &saddr, &daddr, tclass,
 			     ip6_dst_hoplimit(dst), 0, sport, dport, false);
 	return 0;

@@ -201,6 +201,10 @@ static void mro_init_device_attr(struct mro_dev *dev)
 			      IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_MEM_WINDOW |
 			      IB_DEVICE_MEM_WINDOW_TYPE_2B;
+#ifdef MRO_HAVE_IB_WR_FLUSH
+	/* global visibility only: see mro_flush.c */
+	a->device_cap_flags |= IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_ATOMIC_WRITE;
+#endif
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = MRO_MAX_SGE;
 	a->max_recv_sge = MRO_MAX_SGE;

@@ -18,6 +18,7 @@ static_assert(sizeof(struct metaroce_bth) == METAROCE_BTH_LEN);
 static_assert(sizeof(struct metaroce_msg) == METAROCE_MSG_LEN);
 static_assert(sizeof(struct metaroce_atomic) == METAROCE_ATOMIC_LEN);
 static_assert(sizeof(struct metaroce_atomic_resp) == METAROCE_ATOMIC_RESP_LEN);
+static_assert(sizeof(struct metaroce_flush) == METAROCE_FLUSH_LEN);
 static_assert(sizeof(struct metaroce_ack) == METAROCE_ACK_LEN);
 static_assert(sizeof(struct metaroce_deth) == METAROCE_DETH_LEN);
 static_assert(sizeof(struct metaroce_ctrl) == METAROCE_CTRL_LEN);
@@ -38,7 +39,10 @@ int mro_wire_ext_len(u8 opcode)
 		return METAROCE_MSG_LEN;
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
+	case METAROCE_OP_ATOMIC_WRITE:
 		return METAROCE_ATOMIC_LEN;
+	case METAROCE_OP_FLUSH:
+		return METAROCE_FLUSH_LEN;
 	case METAROCE_OP_ATOMIC_RESP:
 		return METAROCE_ATOMIC_RESP_LEN;
 	case METAROCE_OP_ACK:
@@ -75,7 +79,7 @@ EXPORT_SYMBOL_IF_KUNIT(mro_wire_has_payload);
 
 bool mro_wire_is_request(u8 opcode)
 {
-	return opcode >= METAROCE_OP_SEND && opcode <= METAROCE_OP_FETCH_ADD;
+	return opcode >= METAROCE_OP_SEND && opcode <= METAROCE_OP_ATOMIC_WRITE;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_wire_is_request);
 
@@ -110,6 +114,18 @@ static void encode_atomic(const struct mro_atomic_hdr *a,
 	put_unaligned_be32(a->msn, &w->msn);
 	put_unaligned_be64(a->swap_add, &w->swap_add);
 	put_unaligned_be64(a->compare, &w->compare);
+}
+
+static void encode_flush(const struct mro_flush_hdr *f,
+			 struct metaroce_flush *w)
+{
+	put_unaligned_be64(f->va, &w->va);
+	put_unaligned_be32(f->rkey, &w->rkey);
+	put_unaligned_be32(f->length, &w->length);
+	put_unaligned_be32(f->msn, &w->msn);
+	w->type = f->type;
+	w->level = f->level;
+	put_unaligned_be16(0, &w->rsvd);
 }
 
 static void encode_ack(const struct mro_ack_hdr *a, struct metaroce_ack *w)
@@ -164,7 +180,11 @@ size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
 	switch (h->opcode) {
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
+	case METAROCE_OP_ATOMIC_WRITE:
 		encode_atomic(&h->atomic, ext);
+		break;
+	case METAROCE_OP_FLUSH:
+		encode_flush(&h->flush, ext);
 		break;
 	case METAROCE_OP_ATOMIC_RESP:
 		put_unaligned_be64(h->orig, ext);
@@ -225,7 +245,7 @@ static enum mro_wire_err decode_msg(const struct metaroce_msg *w,
 }
 
 static enum mro_wire_err decode_atomic(const struct metaroce_atomic *w,
-				       struct mro_atomic_hdr *a)
+				       u8 opcode, struct mro_atomic_hdr *a)
 {
 	a->va = get_unaligned_be64(&w->va);
 	a->rkey = get_unaligned_be32(&w->rkey);
@@ -233,7 +253,29 @@ static enum mro_wire_err decode_atomic(const struct metaroce_atomic *w,
 	a->swap_add = get_unaligned_be64(&w->swap_add);
 	a->compare = get_unaligned_be64(&w->compare);
 	/* atomics are 8-byte aligned 64-bit operations */
-	return a->va & 7 ? MRO_WIRE_FIELD : MRO_WIRE_OK;
+	if (a->va & 7)
+		return MRO_WIRE_FIELD;
+	/* ATOMIC_WRITE has nothing to compare */
+	if (opcode == METAROCE_OP_ATOMIC_WRITE && a->compare)
+		return MRO_WIRE_FIELD;
+	return MRO_WIRE_OK;
+}
+
+#define MRO_FLUSH_TYPES	(METAROCE_FLUSH_GLOBAL | METAROCE_FLUSH_PERSISTENT)
+
+static enum mro_wire_err decode_flush(const struct metaroce_flush *w,
+				      struct mro_flush_hdr *f)
+{
+	f->va = get_unaligned_be64(&w->va);
+	f->rkey = get_unaligned_be32(&w->rkey);
+	f->length = get_unaligned_be32(&w->length);
+	f->msn = get_unaligned_be32(&w->msn);
+	f->type = w->type;
+	f->level = w->level;
+	if (!f->type || (f->type & ~MRO_FLUSH_TYPES) ||
+	    f->level > METAROCE_FLUSH_MR || get_unaligned_be16(&w->rsvd))
+		return MRO_WIRE_FIELD;
+	return MRO_WIRE_OK;
 }
 
 static enum mro_wire_err decode_ack(const struct metaroce_ack *w,
@@ -309,7 +351,10 @@ enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
 	switch (h->opcode) {
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
-		return decode_atomic(ext, &h->atomic);
+	case METAROCE_OP_ATOMIC_WRITE:
+		return decode_atomic(ext, h->opcode, &h->atomic);
+	case METAROCE_OP_FLUSH:
+		return decode_flush(ext, &h->flush);
 	case METAROCE_OP_ATOMIC_RESP:
 		h->orig = get_unaligned_be64(ext);
 		return MRO_WIRE_OK;

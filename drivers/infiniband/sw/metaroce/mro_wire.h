@@ -41,6 +41,15 @@ struct mro_atomic_hdr {
 	u64 compare;
 };
 
+struct mro_flush_hdr {
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u32 msn;
+	u8 type;		/* METAROCE_FLUSH_GLOBAL | _PERSISTENT */
+	u8 level;		/* METAROCE_FLUSH_RANGE or _MR */
+};
+
 struct mro_ack_hdr {
 	u8 syndrome;
 	u8 nak_code;
@@ -78,7 +87,8 @@ struct mro_hdr {
 	u32 tsval;
 	union {
 		struct mro_msg_hdr msg;
-		struct mro_atomic_hdr atomic;
+		struct mro_atomic_hdr atomic;	/* also ATOMIC_WRITE */
+		struct mro_flush_hdr flush;
 		u64 orig;	/* ATOMIC_RESP */
 		struct mro_ack_hdr ack;
 		struct mro_deth_hdr deth;
