@@ -76,7 +76,7 @@ tc -n sw class add dev vr parent 1: classid 1:10 htb rate "${INCAST_RATE_MBIT}mb
 lab_check bottleneck-red tc -n sw qdisc add dev vr parent 1:10 handle 10: red $INCAST_RED \
     bandwidth "${INCAST_RATE_MBIT}mbit" ecn
 GID_R=$(lab_gid_index mr) || exit 1
-lab_check_grep cc-sysfs '^dual$' cat /sys/class/infiniband/mr/metaroce/cc_algo
+lab_check_grep cc-sysfs '^dual$' cat /sys/class/infiniband/mr/cc/algo
 
 # cc_set MODE: the same settings on every device
 cc_set() {
@@ -86,11 +86,11 @@ cc_set() {
         off) algo=off; credits=0 ;;
     esac
     for d in /sys/class/infiniband/m*; do
-        echo "$algo" >"$d/metaroce/cc_algo"
-        echo "$credits" >"$d/metaroce/cc_credits"
-        echo "$INCAST_TARGET_US" >"$d/metaroce/cc_target_delay_us"
-        echo "$INCAST_BUDGET" >"$d/metaroce/cc_credit_budget"
-        echo "$INCAST_QUANTUM" >"$d/metaroce/cc_credit_quantum"
+        echo "$algo" >"$d/cc/algo"
+        echo "$credits" >"$d/cc/credits"
+        echo "$INCAST_TARGET_US" >"$d/cc/target_delay_us"
+        echo "$INCAST_BUDGET" >"$d/cc/credit_budget"
+        echo "$INCAST_QUANTUM" >"$d/cc/credit_quantum"
     done
 }
 

@@ -119,7 +119,6 @@ struct sock *mro_net_sk6(struct net *net);
 
 /* mro_sysfs.c: /sys/class/infiniband/DEV/metaroce/ */
 extern const struct attribute_group mro_attr_group;
-void mro_sysfs_init(void);
 u16 mro_dev_npaths(struct mro_dev *dev);
 
 /* mro_verbs.c: the ib_device_ops table and its registration */

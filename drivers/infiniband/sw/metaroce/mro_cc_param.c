@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * metaroce congestion control parameters: module parameters give the
- * defaults of new devices, /sys/class/infiniband/<dev>/metaroce/cc_* each
- * device's own values (Documentation/metaroce/congestion.rst has the table).
+ * defaults of new devices, /sys/class/infiniband/<dev>/cc/ each device's
+ * own values (Documentation/metaroce/congestion.rst has the table).
  */
 #include <linux/device.h>
 #include <linux/kernel.h>
@@ -55,7 +55,7 @@ struct mro_cc_knob {
 };
 
 static const struct mro_cc_knob mro_cc_knobs[] = {
-#define K(f, lo, hi) { "cc_" #f, offsetof(struct mro_cc_params, f), lo, hi }
+#define K(f, lo, hi) { #f, offsetof(struct mro_cc_params, f), lo, hi }
 	K(target_delay_us, 1, 1000000),
 	K(min_cwnd, 1, 1024),
 	K(max_cwnd, 1, MRO_CC_MAX_CWND),
@@ -104,7 +104,7 @@ void mro_cc_dev_init(struct mro_dev *dev)
 	mro_credit_pool_init(&c->pool);
 }
 
-/* sysfs: one file cc_<knob> per knob, plus cc_algo (named as the params) */
+/* sysfs: one file per knob, plus "algo" */
 struct mro_cc_attr {
 	struct device_attribute attr;
 	const struct mro_cc_knob *knob;
@@ -142,14 +142,14 @@ static ssize_t mro_cc_knob_store(struct device *device,
 	return count;
 }
 
-static ssize_t cc_algo_show(struct device *device, struct device_attribute *attr,
+static ssize_t algo_show(struct device *device, struct device_attribute *attr,
 			 char *buf)
 {
 	return sysfs_emit(buf, "%s\n",
 			  READ_ONCE(mro_cc_attr_dev(device)->cc.ops)->name);
 }
 
-static ssize_t cc_algo_store(struct device *device, struct device_attribute *attr,
+static ssize_t algo_store(struct device *device, struct device_attribute *attr,
 			  const char *buf, size_t count)
 {
 	const struct mro_cc_ops *ops = mro_cc_find(buf);
@@ -159,18 +159,22 @@ static ssize_t cc_algo_store(struct device *device, struct device_attribute *att
 	WRITE_ONCE(mro_cc_attr_dev(device)->cc.ops, ops);
 	return count;
 }
-static DEVICE_ATTR_RW(cc_algo);
+static DEVICE_ATTR_RW(algo);
 
 /* filled from the knob table by mro_cc_attrs_init() */
 static struct mro_cc_attr mro_cc_attrs[ARRAY_SIZE(mro_cc_knobs)];
-struct attribute *mro_cc_attr_list[MRO_CC_NR_ATTRS + 1];
+static struct attribute *mro_cc_attr_list[ARRAY_SIZE(mro_cc_knobs) + 2];
+
+const struct attribute_group mro_cc_attr_group = {
+	.name = "cc",
+	.attrs = mro_cc_attr_list,
+};
 
 /* fill the attribute table once, before the first device registers */
 void mro_cc_attrs_init(void)
 {
 	size_t i;
 
-	BUILD_BUG_ON(ARRAY_SIZE(mro_cc_knobs) + 1 != MRO_CC_NR_ATTRS);
 	for (i = 0; i < ARRAY_SIZE(mro_cc_knobs); i++) {
 		struct mro_cc_attr *a = &mro_cc_attrs[i];
 
@@ -182,6 +186,6 @@ void mro_cc_attrs_init(void)
 		a->knob = &mro_cc_knobs[i];
 		mro_cc_attr_list[i] = &a->attr.attr;
 	}
-	mro_cc_attr_list[i] = &dev_attr_cc_algo.attr;
+	mro_cc_attr_list[i] = &dev_attr_algo.attr;
 	mro_cc_attr_list[i + 1] = NULL;
 }

@@ -39,9 +39,7 @@ struct mro_cc_qp {
 	struct hrtimer credit_timer;
 };
 
-/* sysfs files cc_<knob> (11) and cc_algo, NULL-terminated, in mro_sysfs.c's group */
-#define MRO_CC_NR_ATTRS	12
-extern struct attribute *mro_cc_attr_list[MRO_CC_NR_ATTRS + 1];
+extern const struct attribute_group mro_cc_attr_group;
 
 /* mro_cc_param.c */
 void mro_cc_attrs_init(void);

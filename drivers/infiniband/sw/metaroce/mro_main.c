@@ -88,7 +88,7 @@ static int __init mro_init(void)
 {
 	int err;
 
-	mro_sysfs_init();
+	mro_cc_attrs_init();
 	err = mro_guard_rxe();
 	if (err)
 		return err;

@@ -4,8 +4,6 @@
  *   paths   paths (UDP source ports) of the RC/UC QPs created from now on,
  *           1-64; writing 0 returns to the module parameter `paths`.
  *           Reading shows what a new QP gets.
- *   cc_*    congestion control of this device (mro_cc_param.c,
- *           Documentation/metaroce/congestion.rst)
  */
 #include <linux/device.h>
 #include <linux/kernel.h>
@@ -13,7 +11,6 @@
 
 #include "mro.h"
 #include "mro_path.h"
-#include "mro_cc_qp.h"
 
 u16 mro_dev_npaths(struct mro_dev *dev)
 {
@@ -51,17 +48,10 @@ static ssize_t paths_store(struct device *device,
 
 static DEVICE_ATTR_RW(paths);
 
-/* paths, then mro_cc_attr_list (without its NULL), then NULL */
-static struct attribute *mro_attrs[1 + MRO_CC_NR_ATTRS + 1];
-
-void mro_sysfs_init(void)
-{
-	mro_cc_attrs_init();
-	mro_attrs[0] = &dev_attr_paths.attr;
-	memcpy(&mro_attrs[1], mro_cc_attr_list,
-	       MRO_CC_NR_ATTRS * sizeof(mro_attrs[0]));
-	mro_attrs[1 + MRO_CC_NR_ATTRS] = NULL;
-}
+static struct attribute *mro_attrs[] = {
+	&dev_attr_paths.attr,
+	NULL,
+};
 
 const struct attribute_group mro_attr_group = {
 	.name = "metaroce",
