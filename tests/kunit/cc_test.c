@@ -37,6 +37,15 @@ static void ack(struct mro_cc *cc, u32 now, u32 acked, u32 delay, u32 ecn)
 	cc->ops->on_ack(cc, &s);
 }
 
+/* dual in congestion avoidance at @cwnd packets, srtt 1 ms */
+static void cc_setup(struct mro_cc *cc, u32 cwnd)
+{
+	mro_cc_init(cc, &mro_cc_dual, &cc_params);
+	cc->srtt_us = 1000;
+	cc->cwnd_fp = cwnd << MRO_CC_FP_SHIFT;
+	cc->ssthresh = cwnd;
+}
+
 static void cc_slow_start_then_ai(struct kunit *test)
 {
 	struct mro_cc cc;
@@ -62,10 +71,7 @@ static void cc_ecn_once_per_rtt(struct kunit *test)
 {
 	struct mro_cc cc;
 
-	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
-	cc.srtt_us = 1000;
-	cc.cwnd_fp = 400 << MRO_CC_FP_SHIFT;
-	cc.ssthresh = 400;
+	cc_setup(&cc, 400);
 	ack(&cc, 5000, 1, 0, 1);
 	/* alpha starts at 1: the first mark halves the window */
 	KUNIT_EXPECT_EQ(test, cw(&cc), 200U);
@@ -87,10 +93,7 @@ static void cc_delay_decrease(struct kunit *test)
 {
 	struct mro_cc cc;
 
-	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
-	cc.srtt_us = 1000;
-	cc.cwnd_fp = 1000 << MRO_CC_FP_SHIFT;
-	cc.ssthresh = 1000;
+	cc_setup(&cc, 1000);
 	/* delay 2x target: cut by beta * (d - t) / d = 0.8 * 0.5 = 40% */
 	ack(&cc, 100, 1, 1000, 0);
 	KUNIT_EXPECT_GE(test, cw(&cc), 599U);
@@ -106,10 +109,7 @@ static void cc_loss_is_not_congestion(struct kunit *test)
 {
 	struct mro_cc cc;
 
-	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
-	cc.srtt_us = 1000;
-	cc.cwnd_fp = 100 << MRO_CC_FP_SHIFT;
-	cc.ssthresh = 100;
+	cc_setup(&cc, 100);
 	ack(&cc, 10, 1, 10, 0);
 	cc.ops->on_loss(&cc, 20, 5);
 	KUNIT_EXPECT_EQ(test, cw(&cc), 100U);
@@ -131,10 +131,7 @@ static void cc_timeouts_collapse_and_regrow(struct kunit *test)
 	struct mro_cc cc;
 	u32 rounds = 0, now = 0;
 
-	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
-	cc.srtt_us = 1000;
-	cc.cwnd_fp = 512 << MRO_CC_FP_SHIFT;
-	cc.ssthresh = 512;
+	cc_setup(&cc, 512);
 	cc.ops->on_timeout(&cc, 100);
 	KUNIT_EXPECT_EQ(test, cw(&cc), 512U);
 	cc.ops->on_timeout(&cc, 200);

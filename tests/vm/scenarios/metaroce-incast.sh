@@ -20,8 +20,10 @@
 # (lat_S_idle_us, lat_S_loaded_us).
 #
 # Checks (robust things only; speed targets are numbers to report):
-#   every flow completes with a bandwidth, no QP reached retry_exceeded, no kernel
-#   warnings; with credits on the bottleneck drops no more packets than with CC off.
+#   with CC on (and sender-only) every flow completes with a bandwidth and no QP
+#   reaches retry_exceeded; no kernel warnings; with credits on the bottleneck drops
+#   no more packets than with CC off.  CC off is the reference: whether all its
+#   flows completed is a metric (S_nN_flows_ok), not a check.
 #
 # Files (--files): metaroce.ko, metaroce-lib.sh; optional incast.conf (sourced)
 # overriding the INCAST_* variables below.
@@ -32,11 +34,15 @@ INCAST_NS="4 8"
 INCAST_MODES="on sender off"
 INCAST_RATE_MBIT=24
 INCAST_SECS=15
-INCAST_RED="limit 120000 min 12000 max 36000 avpkt 4200 burst 5 probability 1.0"
+INCAST_RED="limit 200000 min 24000 max 72000 avpkt 4200 burst 8 probability 1.0"
 INCAST_TARGET_US=10000		# TCG RTT noise is milliseconds
-INCAST_BUDGET=16
+INCAST_BUDGET=32
+INCAST_MIN_CWND=1
 INCAST_QUANTUM=2
+INCAST_IDLE_US=50000		# credit timer: above the TCG RTT (tens of ms)
 INCAST_LAT=1			# 0 skips the latency runs
+# extra ib_write_bw options (perftest 4.5 has no -e events for WRITE)
+INCAST_BW_OPTS=""
 INCAST_CONV=1			# 0 skips the convergence runs
 [ -f "$LAB_FILES/incast.conf" ] && source "$LAB_FILES/incast.conf"
 
@@ -68,15 +74,22 @@ lab_check receiver-active mro_wait_state mr ACTIVE || exit 1
 for ((i = 1; i <= NMAX; i++)); do mro_wait_state "mh$i" ACTIVE || lab_record "h$i-active" false "not active"; done
 lab_check ping-receiver ip netns exec h1 ping -c 2 -W 2 10.98.0.100
 
-# the bottleneck: sw -> r
+# the bottleneck: sw -> r.  metaroce (UDP) goes through RED; perftest's TCP side
+# channel gets its own small class so a full RED queue cannot stop a flow from
+# connecting.
 tc -n sw qdisc add dev vr root handle 1: htb default 10
-tc -n sw class add dev vr parent 1: classid 1:10 htb rate "${INCAST_RATE_MBIT}mbit" \
+tc -n sw class add dev vr parent 1: classid 1:1 htb rate "${INCAST_RATE_MBIT}mbit" \
     ceil "${INCAST_RATE_MBIT}mbit" burst 20k
+tc -n sw class add dev vr parent 1:1 classid 1:10 htb rate "$((INCAST_RATE_MBIT - 1))mbit" \
+    ceil "${INCAST_RATE_MBIT}mbit" burst 20k prio 1
+tc -n sw class add dev vr parent 1:1 classid 1:20 htb rate 1mbit \
+    ceil "${INCAST_RATE_MBIT}mbit" burst 20k prio 0
+tc -n sw filter add dev vr parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff flowid 1:20
 # shellcheck disable=SC2086
 lab_check bottleneck-red tc -n sw qdisc add dev vr parent 1:10 handle 10: red $INCAST_RED \
     bandwidth "${INCAST_RATE_MBIT}mbit" ecn
 GID_R=$(lab_gid_index mr) || exit 1
-lab_check_grep cc-sysfs '^dual$' cat /sys/class/infiniband/mr/cc/algo
+lab_check_grep cc-sysfs '^(dual|off)$' cat /sys/class/infiniband/mr/ports/1/cc/algo
 
 # cc_set MODE: the same settings on every device
 cc_set() {
@@ -85,12 +98,14 @@ cc_set() {
         sender) credits=0 ;;
         off) algo=off; credits=0 ;;
     esac
-    for d in /sys/class/infiniband/m*; do
+    for d in /sys/class/infiniband/m*/ports/1; do
         echo "$algo" >"$d/cc/algo"
         echo "$credits" >"$d/cc/credits"
         echo "$INCAST_TARGET_US" >"$d/cc/target_delay_us"
         echo "$INCAST_BUDGET" >"$d/cc/credit_budget"
         echo "$INCAST_QUANTUM" >"$d/cc/credit_quantum"
+        echo "$INCAST_IDLE_US" >"$d/cc/credit_idle_us"
+        echo "$INCAST_MIN_CWND" >"$d/cc/min_cwnd"
     done
 }
 
@@ -102,6 +117,34 @@ t = sys.stdin.read()
 m = re.search(r"qdisc red 10:.*?Sent \d+ bytes (\d+) pkt \(dropped (\d+)", t, re.S)
 k = re.search(r"marked (\d+)", t)
 print(m.group(1) if m else 0, m.group(2) if m else 0, k.group(1) if k else 0)'
+}
+
+# rx_psns -> "lqpn rcv_psn" of every RC QP on the receiver (its next expected PSN:
+# every PSN below it has arrived, so its growth times the MTU is goodput)
+rx_psns() {
+    rdma -dd res show qp link mr/1 2>/dev/null | python3 -c '
+import re, sys
+text = sys.stdin.read()
+for chunk in re.split(r"(?=\blink \S+/\d+ )", text):
+    q = re.search(r"\blqpn (\d+)", chunk)
+    t = re.search(r"\btype (\w+)", chunk)
+    p = re.search(r"\b(?:drv_)?rcv_psn (0x[0-9a-fA-F]+|\d+)", chunk)
+    if q and t and p and t.group(1) == "RC":
+        print(q.group(1), int(p.group(1), 0))'
+}
+
+# rates T0-FILE T1-FILE SECONDS -> Mbit/s per QP present in both samples
+rates() {
+    python3 - "$@" <<'PY'
+import sys
+def load(f):
+    return dict(l.split() for l in open(f) if len(l.split()) == 2)
+a, b, secs = load(sys.argv[1]), load(sys.argv[2]), float(sys.argv[3])
+for q in sorted(b, key=int):
+    if q in a:
+        d = (int(b[q]) - int(a[q])) & 0xffffffff
+        print(f"{d * 4096 * 8 / secs / 1e6:.3f}")
+PY
 }
 
 # counter_sum NAME DEV... -> sum of a port counter
@@ -116,7 +159,7 @@ client() {
     local k gid
     gid=$(lab_gid_index "$2") || return 1
     for k in 1 2 3 4 5 6 7 8 9 10; do
-        ip netns exec "$1" timeout "$T" ib_write_bw -d "$2" -x "$gid" -p "$3" -s 65536 \
+        ip netns exec "$1" timeout "$T" ib_write_bw $INCAST_BW_OPTS -d "$2" -x "$gid" -p "$3" -s 65536 \
             -D "$4" -F 10.98.0.100 >"$5" 2>&1 && return 0
         sleep 2
     done
@@ -134,7 +177,7 @@ incast() {
     ce0=$(counter_sum cc_ecn_ce_rcvd mr)
     for ((i = 1; i <= n; i++)); do
         port=$((18500 + i))
-        ip netns exec r timeout "$T" ib_write_bw -d mr -x "$GID_R" -p "$port" -s 65536 \
+        ip netns exec r timeout "$T" ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p "$port" -s 65536 \
             -D "$INCAST_SECS" -F >"$LAB_WORK/$tag-srv$i.out" 2>&1 &
     done
     sleep 2
@@ -143,6 +186,20 @@ incast() {
         client "h$i" "mh$i" "$port" "$INCAST_SECS" "$LAB_WORK/$tag-cli$i.out" &
         pids+=($!)
     done
+    # goodput and fairness over a window in which every flow runs: the
+    # receiver's QPs, sampled after the clients connected and before the end
+    local win=$((INCAST_SECS - 8))
+    sleep 5
+    rx_psns >"$LAB_WORK/$tag.psn0"
+    local t0 t1
+    t0=$(date +%s.%N)
+    sleep "$win"
+    rx_psns >"$LAB_WORK/$tag.psn1"
+    t1=$(date +%s.%N)
+    lab_check "$tag-receiver-qps-visible" test "$(wc -l <"$LAB_WORK/$tag.psn1")" -ge "$n"
+    rdma res show qp link mh1/1 -dd >"$LAB_OUT/$tag-h1-qp.txt" 2>&1
+    rates "$LAB_WORK/$tag.psn0" "$LAB_WORK/$tag.psn1" "$(awk "BEGIN {print $t1 - $t0}")" \
+        >"$LAB_WORK/$tag.rates"
     local bws=()
     for ((i = 1; i <= n; i++)); do
         wait "${pids[$((i - 1))]}"
@@ -156,17 +213,28 @@ incast() {
     done
     wait
     cp "$LAB_WORK/$tag"-*.out "$LAB_OUT/" 2>/dev/null
-    lab_record "$tag-flows-complete" "$([ $ok = 1 ] && echo true || echo false)" "MB/s: ${bws[*]}"
+    # CC off is the reference: its flows may die of the loss it causes
+    if [ "$mode" = off ]; then
+        lab_metric "${tag}_flows_ok" "$ok"
+        lab_log "$tag MB/s: ${bws[*]}"
+    else
+        lab_record "$tag-flows-complete" "$([ $ok = 1 ] && echo true || echo false)" "MB/s: ${bws[*]}"
+    fi
     read -r s1 d1 m1 < <(red_stats)
     local sent=$((s1 - s0)) drops=$((d1 - d0)) marks=$((m1 - m0))
-    lab_check "$tag-no-retry-exceeded" test "$(counter_sum retry_exceeded mr "${devs[@]}")" -eq "$re0"
-    python3 - "$tag" "$INCAST_RATE_MBIT" "$sent" "$drops" "$marks" "${bws[@]}" \
-        >"$LAB_WORK/$tag.metrics" <<'PY'
+    [ "$mode" = off ] || lab_check "$tag-no-retry-exceeded" test "$(counter_sum retry_exceeded mr "${devs[@]}")" -eq "$re0"
+    cp "$LAB_WORK/$tag.rates" "$LAB_OUT/"
+    python3 - "$tag" "$INCAST_RATE_MBIT" "$sent" "$drops" "$marks" "$n" "$LAB_WORK/$tag.rates" \
+        "${bws[@]}" >"$LAB_WORK/$tag.metrics" <<'PY'
 import sys
 tag, rate, sent, drops, marks = sys.argv[1], float(sys.argv[2]), *map(int, sys.argv[3:6])
-bws = [float(x) for x in sys.argv[6:]]
-# perftest MB/sec is 2^20 bytes per second
-mbit = [b * 1048576 * 8 / 1e6 for b in bws]
+n = int(sys.argv[6])
+mbit = [float(x) for x in open(sys.argv[7]) if x.strip()]
+# a flow whose QP was not there in both samples counts as 0
+mbit = (mbit + [0.0] * n)[:max(n, len(mbit))]
+# perftest's own averages (MB/sec = 2^20 B/s), over each flow's own run
+perf = sum(float(x) for x in sys.argv[8:]) * 1048576 * 8 / 1e6
+print(f"{tag}_perftest_sum_mbit {perf:.3f}")
 tot = sum(mbit)
 jain = tot * tot / (len(mbit) * sum(x * x for x in mbit)) if tot else 0
 print(f"{tag}_goodput_mbit {tot:.3f}")
@@ -195,54 +263,46 @@ for n in $INCAST_NS; do
     fi
 done
 
-# --- convergence: a long flow, a second one joins; sampled from the senders' QP
-# telemetry (sum of pN_tx_bytes), report only --------------------------------
-qp_bytes() {	# qp_bytes DEV -> bytes sent by the device's RC QPs so far
-    rdma -j res show qp link "$1/1" -dd 2>/dev/null | python3 -c '
-import json, re, sys
-try:
-    qps = json.load(sys.stdin)
-except Exception:
-    qps = []
-tot = 0
-for q in qps:
-    for k, v in q.items():
-        if re.fullmatch(r"p\d+_tx_bytes", k):
-            tot += int(v)
-print(tot)'
-}
+# --- convergence: a long flow, a second one joins; per-flow goodput sampled from
+# the receiver's QPs every second; report only ----------------------------------
 converge() {	# converge MODE
     local mode=$1 secs=$((INCAST_SECS * 2)) j
     cc_set "$mode"
     for j in 1 2; do
-        ip netns exec r timeout "$T" ib_write_bw -d mr -x "$GID_R" -p $((18600 + j)) -s 65536 \
+        ip netns exec r timeout "$T" ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p $((18600 + j)) -s 65536 \
             -D "$secs" -F >"$LAB_WORK/conv-$mode-srv$j.out" 2>&1 &
     done
     sleep 2
     client h1 mh1 18601 "$secs" "$LAB_WORK/conv-$mode-cli1.out" &
     sleep $((secs / 3))
     client h2 mh2 18602 "$secs" "$LAB_WORK/conv-$mode-cli2.out" &
-    local t0 samples=""
+    local t0 tp now prev="$LAB_WORK/conv-$mode.psn" cur="$LAB_WORK/conv-$mode.psn.new"
     t0=$(date +%s.%N)
-    for j in $(seq $((secs * 2))); do
-        samples+="$(date +%s.%N) $(qp_bytes mh1) $(qp_bytes mh2)"$'\n'
-        sleep 0.5
+    tp=$t0
+    rx_psns >"$prev"
+    : >"$LAB_OUT/conv-$mode-rates.txt"
+    for j in $(seq $((secs * 2 / 3))); do
+        sleep 1
+        rx_psns >"$cur"
+        now=$(date +%s.%N)
+        echo "$(awk "BEGIN {print $now - $t0}") $(rates "$prev" "$cur" \
+            "$(awk "BEGIN {print $now - $tp}")" | tr '\n' ' ')" >>"$LAB_OUT/conv-$mode-rates.txt"
+        mv "$cur" "$prev"
+        tp=$now
     done
     wait
-    printf '%s' "$samples" >"$LAB_OUT/conv-$mode-samples.txt"
+    # converged: the first of two consecutive seconds in which both flows run
+    # within 20 % of each other (seconds after the second flow was started)
     local conv
-    conv=$(python3 - "$t0" <<PY
+    conv=$(python3 - "$LAB_OUT/conv-$mode-rates.txt" <<'PY'
 import sys
-t0 = float(sys.argv[1])
-rows = [list(map(float, l.split())) for l in """$samples""".strip().splitlines() if len(l.split()) == 3]
 ok = 0
-for a, b in zip(rows, rows[1:]):
-    dt = b[0] - a[0]
-    r1, r2 = (b[1] - a[1]) / dt, (b[2] - a[2]) / dt
-    if r1 > 0 and r2 > 0 and abs(r1 - r2) / (r1 + r2) < 0.2:
+for line in open(sys.argv[1]):
+    f = [float(x) for x in line.split()]
+    if len(f) == 3 and f[1] > 0 and f[2] > 0 and abs(f[1] - f[2]) / (f[1] + f[2]) < 0.2:
         ok += 1
         if ok == 2:
-            print(f"{b[0] - t0:.1f}")
+            print(f"{f[0]:.1f}")
             break
     else:
         ok = 0
@@ -272,7 +332,7 @@ latency() {	# latency MODE
     local mode=$1 idle loaded
     cc_set "$mode"
     idle=$(send_lat "$mode-idle")
-    ip netns exec r timeout "$T" ib_write_bw -d mr -x "$GID_R" -p 18702 -s 65536 \
+    ip netns exec r timeout "$T" ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p 18702 -s 65536 \
         -D $((INCAST_SECS * 2)) -F >"$LAB_WORK/lat-$mode-bulk-srv.out" 2>&1 &
     sleep 2
     client h1 mh1 18702 $((INCAST_SECS * 2)) "$LAB_WORK/lat-$mode-bulk-cli.out" &

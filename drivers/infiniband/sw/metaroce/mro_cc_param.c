@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * metaroce congestion control parameters: module parameters give the
- * defaults of new devices, /sys/class/infiniband/<dev>/cc/ each device's
- * own values (Documentation/metaroce/congestion.rst has the table).
+ * defaults of new devices, /sys/class/infiniband/<dev>/ports/1/cc/ each
+ * device's own values (Documentation/metaroce/congestion.rst has the table).
  */
-#include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
+#include <rdma/ib_sysfs.h>
 
 #include "mro.h"
 #include "mro_cc_qp.h"
@@ -20,16 +20,16 @@ static struct mro_cc_params mro_cc_defaults = {
 	.ai = 1,
 	.beta_pct = 80,
 	.pace_gain_pct = 200,
-	.credits = 1,
+	.credits = 0,
 	.credit_budget = 256,
 	.credit_quantum = 16,
 	.spec_window = 32,
 	.credit_idle_us = 2000,
 };
 
-static char mro_cc_algo[16] = "dual";
+static char mro_cc_algo[16] = "off";
 module_param_string(cc_algo, mro_cc_algo, sizeof(mro_cc_algo), 0644);
-MODULE_PARM_DESC(cc_algo, "congestion control of new devices: dual (delay + ECN) or off (default dual)");
+MODULE_PARM_DESC(cc_algo, "congestion control of new devices: dual (delay + ECN) or off (default off)");
 
 #define MRO_CC_PARAM(field, desc)					\
 	module_param_named(cc_##field, mro_cc_defaults.field, uint, 0644); \
@@ -41,7 +41,7 @@ MRO_CC_PARAM(max_cwnd, "largest congestion window in packets (default 16384)");
 MRO_CC_PARAM(ai, "additive increase in packets per RTT (default 1)");
 MRO_CC_PARAM(beta_pct, "delay decrease gain in percent (default 80)");
 MRO_CC_PARAM(pace_gain_pct, "pacing rate in percent of cwnd per RTT, 0 = no pacing (default 200)");
-MRO_CC_PARAM(credits, "receiver credits: 1 on, 0 grant the whole window (default 1)");
+MRO_CC_PARAM(credits, "receiver credits: 1 on, 0 grant the whole window (default 0)");
 MRO_CC_PARAM(credit_budget, "receiver credit pool in packets, ~ link BDP (default 256)");
 MRO_CC_PARAM(credit_quantum, "smallest credit share in packets (default 16)");
 MRO_CC_PARAM(spec_window, "packets a new sender sends before its first grant (default 32)");
@@ -104,33 +104,32 @@ void mro_cc_dev_init(struct mro_dev *dev)
 	mro_credit_pool_init(&c->pool);
 }
 
-/* sysfs: one file per knob, plus "algo" */
+/*
+ * sysfs: /sys/class/infiniband/<dev>/ports/1/cc/, one file per knob plus
+ * "algo".  Port attributes, because the device's single device_group slot
+ * belongs to the driver's general attributes.
+ */
 struct mro_cc_attr {
-	struct device_attribute attr;
+	struct ib_port_attribute attr;
 	const struct mro_cc_knob *knob;
 };
 
-static struct mro_dev *mro_cc_attr_dev(struct device *device)
-{
-	return rdma_device_to_drv_device(device, struct mro_dev, ib_dev);
-}
-
-static ssize_t mro_cc_knob_show(struct device *device,
-				struct device_attribute *attr, char *buf)
+static ssize_t mro_cc_knob_show(struct ib_device *ibdev, u32 port,
+				struct ib_port_attribute *attr, char *buf)
 {
 	struct mro_cc_attr *a = container_of(attr, struct mro_cc_attr, attr);
-	struct mro_dev *dev = mro_cc_attr_dev(device);
+	struct mro_dev *dev = to_mro_dev(ibdev);
 
 	return sysfs_emit(buf, "%u\n",
 			  READ_ONCE(*mro_cc_field(&dev->cc.params, a->knob)));
 }
 
-static ssize_t mro_cc_knob_store(struct device *device,
-				 struct device_attribute *attr,
+static ssize_t mro_cc_knob_store(struct ib_device *ibdev, u32 port,
+				 struct ib_port_attribute *attr,
 				 const char *buf, size_t count)
 {
 	struct mro_cc_attr *a = container_of(attr, struct mro_cc_attr, attr);
-	struct mro_dev *dev = mro_cc_attr_dev(device);
+	struct mro_dev *dev = to_mro_dev(ibdev);
 	u32 v;
 	int err;
 
@@ -142,32 +141,37 @@ static ssize_t mro_cc_knob_store(struct device *device,
 	return count;
 }
 
-static ssize_t algo_show(struct device *device, struct device_attribute *attr,
-			 char *buf)
+static ssize_t algo_show(struct ib_device *ibdev, u32 port,
+			 struct ib_port_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n",
-			  READ_ONCE(mro_cc_attr_dev(device)->cc.ops)->name);
+	return sysfs_emit(buf, "%s\n", READ_ONCE(to_mro_dev(ibdev)->cc.ops)->name);
 }
 
-static ssize_t algo_store(struct device *device, struct device_attribute *attr,
-			  const char *buf, size_t count)
+static ssize_t algo_store(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attribute *attr, const char *buf,
+			  size_t count)
 {
 	const struct mro_cc_ops *ops = mro_cc_find(buf);
 
 	if (!ops)
 		return -EINVAL;
-	WRITE_ONCE(mro_cc_attr_dev(device)->cc.ops, ops);
+	WRITE_ONCE(to_mro_dev(ibdev)->cc.ops, ops);
 	return count;
 }
-static DEVICE_ATTR_RW(algo);
+static IB_PORT_ATTR_RW(algo);
 
 /* filled from the knob table by mro_cc_attrs_init() */
 static struct mro_cc_attr mro_cc_attrs[ARRAY_SIZE(mro_cc_knobs)];
 static struct attribute *mro_cc_attr_list[ARRAY_SIZE(mro_cc_knobs) + 2];
 
-const struct attribute_group mro_cc_attr_group = {
+static const struct attribute_group mro_cc_attr_group = {
 	.name = "cc",
 	.attrs = mro_cc_attr_list,
+};
+
+const struct attribute_group *mro_cc_port_groups[] = {
+	&mro_cc_attr_group,
+	NULL,
 };
 
 /* fill the attribute table once, before the first device registers */
@@ -186,6 +190,6 @@ void mro_cc_attrs_init(void)
 		a->knob = &mro_cc_knobs[i];
 		mro_cc_attr_list[i] = &a->attr.attr;
 	}
-	mro_cc_attr_list[i] = &dev_attr_algo.attr;
+	mro_cc_attr_list[i] = &ib_port_attr_algo.attr;
 	mro_cc_attr_list[i + 1] = NULL;
 }

@@ -14,6 +14,8 @@
 #include "mro_psn.h"
 #include "mro_qp.h"
 
+#define MRO_CC_ACK_EVERY	4	/* mro_resp.c: packets per unrequested ACK */
+
 /* bytes a data packet of @mtu payload takes on the wire (IPv4) */
 static u32 mro_cc_pkt_bytes(u32 mtu)
 {
@@ -165,8 +167,11 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 		if (c->on)
 			break;	/* SQD -> RTS keeps the window */
 		mro_cc_init(&c->cc, READ_ONCE(d->ops), &d->params);
+		/* without credits here, no speculation: the whole window */
 		mro_credit_tx_init(&c->ctx, qp->snd_nxt,
-				   READ_ONCE(d->params.spec_window));
+				   READ_ONCE(d->params.credits) ?
+				   READ_ONCE(d->params.spec_window) :
+				   qp->txwin);
 		c->pace_rate = 0;
 		c->pace_next_ns = 0;
 		c->on = true;
@@ -212,6 +217,23 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 			      HRTIMER_MODE_ABS_SOFT);
 	mro_count(qp->dev->stats, MRO_CNT_CC_PACE_DEFERRED, 1);
 	return false;
+}
+
+/*
+ * Whether the packet with @psn is among the last the window or the grant
+ * allows: the responder ACKs every MRO_CC_ACK_EVERY packets by itself, so
+ * a small window would otherwise wait for the RTO.
+ */
+bool mro_cc_ack_req(struct mro_qp *qp, u32 psn)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	u32 after = psn + 1;
+
+	if (!c->on)
+		return false;
+	return after - qp->snd_una + MRO_CC_ACK_EVERY >
+	       c->cc.ops->cwnd(&c->cc) ||
+	       mro_credit_tx_avail(&c->ctx, after) < MRO_CC_ACK_EVERY;
 }
 
 void mro_cc_sent(struct mro_qp *qp, u32 bytes)

@@ -39,7 +39,7 @@ struct mro_cc_qp {
 	struct hrtimer credit_timer;
 };
 
-extern const struct attribute_group mro_cc_attr_group;
+extern const struct attribute_group *mro_cc_port_groups[];
 
 /* mro_cc_param.c */
 void mro_cc_attrs_init(void);
@@ -56,6 +56,7 @@ bool mro_cc_skb_ce(struct sk_buff *skb);
 /* requester (qp->lock held) */
 bool mro_cc_may_send(struct mro_qp *qp, u32 npsn);
 void mro_cc_sent(struct mro_qp *qp, u32 bytes);
+bool mro_cc_ack_req(struct mro_qp *qp, u32 psn);
 void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 		u32 old_lost);
 void mro_cc_timeout(struct mro_qp *qp);
@@ -65,7 +66,7 @@ void mro_cc_credit_rcv(struct mro_qp *qp, const struct mro_ctrl_hdr *c);
 void mro_cc_rx(struct mro_qp *qp, const struct mro_hdr *hdr);
 u32 mro_cc_grant(struct mro_qp *qp);
 
-/* rdma resource show qp -dd */
-int mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp);
+/* rdma resource show qp -dd: adds what fits, never fails */
+void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp);
 
 #endif /* MRO_CC_QP_H */

@@ -2,12 +2,19 @@
 /*
  * metaroce congestion control telemetry for `rdma resource show qp -dd`:
  * the QP's algorithm, window, credit (as sender and as receiver), ECN
- * marks, last delay sample, minimum RTT, pacing rate and decreases.
+ * marks, last delay sample, minimum RTT, pacing rate and decreases, as
+ * many of them as the netlink message still has room for.
  */
 #include <net/netlink.h>
 #include <rdma/restrack.h>
 
 #include "mro_qp.h"
+
+/* room for one whole attribute (name, print type, 64-bit value) */
+static bool mro_cc_room(struct sk_buff *msg)
+{
+	return skb_tailroom(msg) >= 64;
+}
 
 struct mro_cc_snap {
 	const char *algo;
@@ -24,7 +31,7 @@ struct mro_cc_snap {
 	u32 decreases;
 };
 
-int mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
+void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
 {
 	struct mro_cc_qp *c = &qp->cc;
 	struct mro_cc_snap s = {};
@@ -48,18 +55,32 @@ int mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
 	if (s.min_rtt_us == U32_MAX)
 		s.min_rtt_us = 0;
 
-	if (rdma_nl_put_driver_string(msg, "cc", s.algo) ||
-	    rdma_nl_put_driver_u32(msg, "cwnd", s.cwnd) ||
-	    rdma_nl_put_driver_u32(msg, "ssthresh", s.ssthresh) ||
-	    rdma_nl_put_driver_u32_hex(msg, "credit_psn", s.credit_psn) ||
+	/*
+	 * Best effort, most useful first: rdma(8) reads dumps with a 4 KiB
+	 * buffer and the per-path attributes come first.  An attribute is
+	 * added only with room for all of it, so none is ever cut in half.
+	 */
+	if (!mro_cc_room(msg) ||
+	    rdma_nl_put_driver_u32(msg, "cwnd", s.cwnd) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "credit_avail", s.credit_avail) ||
-	    rdma_nl_put_driver_u32_hex(msg, "grant_psn", s.grant_psn) ||
+	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "ecn_rcvd", s.ecn_rcvd) ||
+	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u64(msg, "ecn_echoed", s.ecn_echoed) ||
+	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "delay_us", s.delay_us) ||
+	    !mro_cc_room(msg) ||
+	    rdma_nl_put_driver_string(msg, "cc", s.algo) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "min_rtt_us", s.min_rtt_us) ||
+	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u64(msg, "pace_rate", s.pace_rate) ||
-	    rdma_nl_put_driver_u32(msg, "cc_decreases", s.decreases))
-		return -EMSGSIZE;
-	return 0;
+	    !mro_cc_room(msg) ||
+	    rdma_nl_put_driver_u32(msg, "cc_decreases", s.decreases) ||
+	    !mro_cc_room(msg) ||
+	    rdma_nl_put_driver_u32(msg, "ssthresh", s.ssthresh) ||
+	    !mro_cc_room(msg) ||
+	    rdma_nl_put_driver_u32_hex(msg, "credit_psn", s.credit_psn) ||
+	    !mro_cc_room(msg))
+		return;
+	rdma_nl_put_driver_u32_hex(msg, "grant_psn", s.grant_psn);
 }

@@ -332,6 +332,8 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	hdr.flags = METAROCE_F_ECT;
 	if (retx)
 		hdr.flags |= METAROCE_F_RETX;
+	if (mro_cc_ack_req(qp, psn))	/* the window closes: ask now */
+		hdr.flags |= METAROCE_F_ACK_REQ;
 
 	switch (hdr.opcode) {
 	case METAROCE_OP_CMP_SWAP:

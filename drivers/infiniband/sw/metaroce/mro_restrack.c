@@ -104,12 +104,12 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "srtt_us", s->srtt_us) ||
 	    rdma_nl_put_driver_u32(msg, "rttvar_us", s->rttvar_us) ||
 	    rdma_nl_put_driver_u64(msg, "paths_retired", s->retired) ||
-	    rdma_nl_put_driver_u64(msg, "paths_revived", s->revived) ||
-	    mro_cc_fill_res(msg, qp))
+	    rdma_nl_put_driver_u64(msg, "paths_revived", s->revived))
 		goto cancel;
 	for (i = 0; i < s->npaths; i++)
 		if (mro_put_path(msg, i, &s->path[i]))
 			goto cancel;
+	mro_cc_fill_res(msg, qp);	/* what fits of it, after the paths */
 	nla_nest_end(msg, nest);
 	err = 0;
 	goto out;

@@ -115,7 +115,7 @@ static const struct ib_device_ops mro_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = MRO_UVERBS_ABI_VERSION,
-	.device_group = &mro_cc_attr_group,
+	.port_groups = mro_cc_port_groups,
 
 	.alloc_hw_port_stats = mro_alloc_hw_port_stats,
 	.alloc_mr = mro_alloc_mr,
