@@ -74,8 +74,13 @@ static void ack_bounds(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(2 - (1U << 30), 2));
 }
 
-/* a connection with 1 ms path RTT, 100 us variation, 8 paths */
-static struct mro_loss_ctx loss_ctx(u32 now, u32 highest, u32 acked_next)
+/*
+ * A connection with 1 ms path RTT, 100 us variation (reordering window
+ * 250 us, srtt + 4 * rttvar = 1400 us), 8 paths; the newest delivered
+ * transmission on the packet's path and on any path left at @acked_sent.
+ */
+static struct mro_loss_ctx loss_ctx(u32 now, u32 highest, u32 acked_next,
+				    u32 acked_sent)
 {
 	struct mro_loss_ctx c = {
 		.now_us = now,
@@ -84,6 +89,8 @@ static struct mro_loss_ctx loss_ctx(u32 now, u32 highest, u32 acked_next)
 		.reorder = mro_loss_reorder(8),
 		.guard_us = 1000,
 		.path_acked_next = acked_next,
+		.path_acked_sent_us = acked_sent,
+		.acked_sent_us = acked_sent,
 		.srtt_us = 1000,
 		.rttvar_us = 100,
 	};
@@ -97,24 +104,27 @@ static void loss_per_path(struct kunit *test)
 	struct mro_loss_ctx c;
 
 	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8), 27U);
-	/* seq 8 on the path delivered, PSN 101 too: lost after srtt + reo */
-	c = loss_ctx(5000 + 1250, 102, 9);
+	/* seq 8 on the path, sent a reordering window later, delivered */
+	c = loss_ctx(9000, 102, 9, 5000 + 250);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
-	/* ... not before: a path may still reorder a little */
-	c = loss_ctx(5000 + 1249, 102, 9);
+	/* sent right after it: the path may have reordered the two */
+	c = loss_ctx(9000, 102, 9, 5000 + 249);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* a late ACK backlog ("now" far ahead) changes nothing */
+	c = loss_ctx(5000 + 10000000, 102, 9, 5000 + 249);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* only itself (acked_next = seq + 1) or earlier delivered: not lost */
-	c = loss_ctx(5000 + 100000, 102, 8);
+	c = loss_ctx(9000, 102, 8, 9000);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
-	c = loss_ctx(5000 + 100000, 102, 0);
+	c = loss_ctx(9000, 102, 0, 9000);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* no transmission of its own: the path rule does not apply */
 	p.on_path = false;
-	c = loss_ctx(5000 + 100000, 102, 9);
+	c = loss_ctx(5000 + 1399, 102, 9, 9000);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* the path rule works beyond the highest SACKed PSN (probe echo) */
 	p.on_path = true;
-	c = loss_ctx(5000 + 100000, 90, 9);
+	c = loss_ctx(9000, 90, 9, 9000);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
 	/* ... but not beyond what a (full) SACK could report */
 	c.known_end = 100;
@@ -129,21 +139,28 @@ static void loss_reorder_fallback(struct kunit *test)
 				  .path_seq = 7, .on_path = true };
 	struct mro_loss_ctx c;
 
-	/* black hole: nothing later on its path, far behind across paths */
-	c = loss_ctx(5000 + 1400, 100 + 28, 7);
+	/*
+	 * Black hole: nothing later on its own path; far behind across
+	 * paths, and a packet sent srtt + 4 * rttvar after it delivered.
+	 */
+	c = loss_ctx(9000, 100 + 28, 7, 5000 + 1400);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
-	/* within srtt + 4 * rttvar: other paths may just be faster */
-	c = loss_ctx(5000 + 1399, 100 + 28, 7);
+	/* delivered ones left sooner after it: its path may just be slower */
+	c = loss_ctx(9000, 100 + 28, 7, 5000 + 1399);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	c = loss_ctx(5000 + 10000000, 100 + 28, 7, 5000 + 1399);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* less than the reordering distance ahead: wait (RTO, probe) */
-	c = loss_ctx(5000 + 100000, 100 + 27, 7);
+	c = loss_ctx(5000 + 100000, 100 + 27, 7, 5000 + 100000);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
-	/* READ response slots use the same fallback */
+	/* READ response slots: out for srtt + 4 * rttvar */
 	p.on_path = false;
-	c = loss_ctx(5000 + 1400, 100 + 28, 0);
+	c = loss_ctx(5000 + 1400, 100 + 28, 0, 0);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	c = loss_ctx(5000 + 1399, 100 + 28, 0, 0);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* nothing after it delivered at all */
-	c = loss_ctx(5000 + 100000, 100, 0);
+	c = loss_ctx(5000 + 100000, 100, 0, 5000 + 100000);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 }
 
@@ -154,14 +171,14 @@ static void loss_resend_guard(struct kunit *test)
 	struct mro_loss_ctx c;
 
 	/* resent: not declared lost again within one RTT (guard 2 ms) */
-	c = loss_ctx(5000 + 1999, 200, 20);
+	c = loss_ctx(5000 + 1999, 200, 20, 5000 + 1999);
 	c.guard_us = 2000;
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	c.now_us = 5000 + 2000;
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
 	/* a first transmission has no guard */
 	p.retx = 0;
-	c.now_us = 5000 + 1250;
+	c.now_us = 5000 + 250;
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
 }
 
@@ -172,13 +189,15 @@ static void loss_wrap(struct kunit *test)
 	struct mro_loss_ctx c;
 
 	/* PSN, path sequence and clock all wrap between send and ACK */
-	c = loss_ctx(0xffffff00U + 1250, 5, 1);
+	c = loss_ctx(0xffffff00U + 2000, 5, 1, 0xffffff00U + 250);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
-	c = loss_ctx(0xffffff00U + 1250, 5, 0);
+	c = loss_ctx(0xffffff00U + 2000, 5, 0, 0xffffff00U + 250);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
-	c = loss_ctx(0xffffff00U + 1400, 0xfffffffeU + 28, 0);
+	c = loss_ctx(0xffffff00U + 2000, 0xfffffffeU + 28, 0,
+		     0xffffff00U + 1400);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
-	c = loss_ctx(0xffffff00U + 1400, 0xfffffffeU + 27, 0);
+	c = loss_ctx(0xffffff00U + 2000, 0xfffffffeU + 27, 0,
+		     0xffffff00U + 1400);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 }
 
@@ -189,16 +208,19 @@ static void loss_adversarial(struct kunit *test)
 	struct mro_loss_ctx c;
 
 	/* a send time in the future is never "out long enough" */
-	c = loss_ctx(4000, 1000, 100);
+	c = loss_ctx(4000, 1000, 100, 9000);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* a highest_acked half the space away reads as behind */
-	c = loss_ctx(5000 + 100000, 100 + 0x80000001U, 0);
+	c = loss_ctx(5000 + 100000, 100 + 0x80000001U, 0, 5000 + 100000);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* a path_acked_next half the space away reads as behind */
-	c = loss_ctx(5000 + 100000, 100, 8 + 0x80000001U);
+	c = loss_ctx(5000 + 100000, 100, 8 + 0x80000001U, 5000 + 100000);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* a delivered send time half the clock away reads as earlier */
+	c = loss_ctx(9000, 200, 9, 5000 + 0x80000001U);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* no RTT yet: the path rule fires on evidence alone */
-	c = loss_ctx(5000, 100, 9);
+	c = loss_ctx(5000, 100, 9, 5000);
 	c.srtt_us = 0;
 	c.rttvar_us = 0;
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
@@ -267,6 +289,12 @@ static void rto_compute(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_pto(0xffffffffU, 0xffffffffU), 0U);
 }
 
+/* a transmission on @p is lost */
+static bool lose(struct mro_pathset *ps, u16 p, bool timeout)
+{
+	return mro_path_lost(ps, p, ps->path[p].next_seq++, timeout);
+}
+
 static void score_and_retire(struct kunit *test)
 {
 	struct mro_pathset ps;
@@ -276,17 +304,17 @@ static void score_and_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_paths_active(&ps), 8);
 	/* random loss: a delivery between losses never retires */
 	for (i = 0; i < 1000; i++) {
-		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 1, false));
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 1, false));
 		mro_path_delivered(&ps, 1);
 	}
 	KUNIT_EXPECT_EQ(test, ps.path[1].lost, 1000ULL);
 	KUNIT_EXPECT_EQ(test, ps.path[1].streak, 0);
 	/* a black hole: MRO_RETIRE_STREAK losses in a row */
 	for (i = 1; i < MRO_RETIRE_STREAK; i++)
-		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 2, false));
-	KUNIT_EXPECT_TRUE(test, mro_path_lost(&ps, 2, false));
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 2, false));
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 2, false));
 	/* timeouts count, and weigh more in the loss rate */
-	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 3, true));
+	KUNIT_EXPECT_FALSE(test, lose(&ps, 3, true));
 	KUNIT_EXPECT_EQ(test, ps.path[3].timeouts, 1ULL);
 	KUNIT_EXPECT_EQ(test, ps.path[3].lost, 0ULL);
 	KUNIT_EXPECT_GT(test, ps.path[3].loss_ewma, ps.path[2].loss_ewma / 8);
@@ -304,24 +332,36 @@ static void score_and_retire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ps.path[2].retired, 1ULL);
 	/* mostly lost recently and a short streak */
 	for (i = 0; i < 40; i++) {
-		mro_path_lost(&ps, 6, false);
-		mro_path_lost(&ps, 6, false);
+		lose(&ps, 6, false);
+		lose(&ps, 6, false);
 		mro_path_delivered(&ps, 6);
 	}
 	KUNIT_EXPECT_GE(test, ps.path[6].loss_ewma, MRO_RETIRE_EWMA);
-	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 6, false));
-	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 6, false));
-	KUNIT_EXPECT_TRUE(test, mro_path_lost(&ps, 6, false));
+	KUNIT_EXPECT_FALSE(test, lose(&ps, 6, false));
+	KUNIT_EXPECT_FALSE(test, lose(&ps, 6, false));
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 6, false));
+	/* at most half the paths are retired: the rest is a QP problem */
+	mro_paths_free(&ps);
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 99, GFP_KERNEL), 0);
+	for (i = 0; i < 3; i++)
+		mro_path_retire(&ps, i, 0, 0);
+	for (i = 1; i < MRO_RETIRE_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 4, false));
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 4, false));
+	mro_path_retire(&ps, 4, 0, 0);
+	for (i = 0; i < 3 * MRO_RETIRE_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 5, false));
+	KUNIT_EXPECT_EQ(test, mro_paths_active(&ps), 4);
 	/* the last active path is never retired */
 	for (i = 0; i < 8; i++)
 		if (i != 7)
 			mro_path_retire(&ps, i, 0, 0);
 	for (i = 0; i < 100; i++)
-		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 7, true));
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 7, true));
 	KUNIT_EXPECT_EQ(test, mro_paths_active(&ps), 1);
 	/* the streak saturates instead of wrapping */
 	ps.path[7].streak = U16_MAX;
-	mro_path_lost(&ps, 7, false);
+	lose(&ps, 7, false);
 	KUNIT_EXPECT_EQ(test, ps.path[7].streak, U16_MAX);
 	KUNIT_EXPECT_LE(test, ps.path[7].loss_ewma, MRO_LOSS_ONE);
 	mro_paths_free(&ps);
@@ -357,23 +397,32 @@ static void retire_probe_revive(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mro_path_probe_due(&ps, 2, now + 3999));
 	KUNIT_EXPECT_TRUE(test, mro_path_probe_due(&ps, 2, now + 4000));
 	/* echoes that do not answer the probe do not revive */
-	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq - 1));
-	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq + 1));
-	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 8, seq));
-	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 0xffff, seq));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq - 1, now, now));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq + 1, now, now));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 8, seq, now, now));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 0xffff, seq, now, now));
 	KUNIT_EXPECT_EQ(test, ps.path[2].state, MRO_PATH_RETIRED);
 	/* the probe's echo does */
-	KUNIT_EXPECT_TRUE(test, mro_path_echo(&ps, 2, seq));
+	KUNIT_EXPECT_TRUE(test, mro_path_echo(&ps, 2, seq, now, now));
 	KUNIT_EXPECT_EQ(test, ps.path[2].state, MRO_PATH_ACTIVE);
 	KUNIT_EXPECT_EQ(test, ps.path[2].revived, 1ULL);
 	KUNIT_EXPECT_EQ(test, ps.path[2].srtt_us, 0U);
 	KUNIT_EXPECT_EQ(test, ps.path[2].acked_next, seq + 1);
-	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq, now, now));
+	/* what was in flight on the old port is lost later: no new retirement */
+	for (i = 0; i < 3 * MRO_RETIRE_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 2, seq - 1 - i, false));
+	KUNIT_EXPECT_EQ(test, ps.path[2].streak, 0);
+	KUNIT_EXPECT_EQ(test, ps.path[2].lost, 3ULL * MRO_RETIRE_STREAK);
+	/* new transmissions lost in a row do */
+	for (i = 1; i < MRO_RETIRE_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 2, false));
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 2, false));
 	/* retired without a probe out: an echo does not revive */
 	mro_path_retire(&ps, 2, now, 0);
 	KUNIT_EXPECT_EQ(test, ps.path[2].probe_wait_us,
 			(u32)MRO_PROBE_MIN_US);
-	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 2, seq, now, now));
 	/* the interval is capped */
 	mro_path_retire(&ps, 3, now, 0xffffffffU);
 	KUNIT_EXPECT_EQ(test, ps.path[3].probe_wait_us,
@@ -414,7 +463,7 @@ static void sched_retx_and_retired(struct kunit *test)
 	/* it prefers the healthier path */
 	for (i = 0; i < 8; i++)
 		if (i != 5)
-			mro_path_lost(&ps, i, false);
+			lose(&ps, i, false);
 	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 3, &seq), 5);
 	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 3, &seq), 5);
 	/* never a retired one; all others retired: the scheduler decides */
@@ -431,7 +480,7 @@ static void sched_retx_and_retired(struct kunit *test)
 	for (i = 0; i < 100; i++)
 		KUNIT_EXPECT_NE(test, mro_path_pick(&ps, &seq), 6);
 	seq = mro_path_probe(&ps, 6, 0);
-	KUNIT_EXPECT_TRUE(test, mro_path_echo(&ps, 6, seq));
+	KUNIT_EXPECT_TRUE(test, mro_path_echo(&ps, 6, seq, 0, 0));
 	memset(counts, 0, sizeof(counts));
 	for (i = 0; i < 80; i++)
 		counts[mro_path_pick(&ps, &seq)]++;
@@ -440,7 +489,7 @@ static void sched_retx_and_retired(struct kunit *test)
 	/* one path: a retransmission has nowhere else to go */
 	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 1, 11, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 0, &seq), 0);
-	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 0, true));
+	KUNIT_EXPECT_FALSE(test, lose(&ps, 0, true));
 	mro_paths_free(&ps);
 }
 

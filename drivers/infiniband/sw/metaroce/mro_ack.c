@@ -36,8 +36,19 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, bool response)
 	if (t->state == MRO_TX_LOST)
 		qp->lost--;
 	t->state = MRO_TX_ACKED;
-	if (t->on_path && t->path < qp->paths.n)
-		mro_path_acked(&qp->paths, t->path, t->path_seq);
+	/*
+	 * A resent PSN may have arrived by its first transmission while the
+	 * last one is still on its way: crediting that one's path would
+	 * find the packets before it lost.  Only the echo (ACK's echo_seq)
+	 * names the transmission that arrived.
+	 */
+	if (t->on_path && t->path < qp->paths.n && t->retx) {
+		qp->paths.path[t->path].acked++;
+	} else if (t->on_path && t->path < qp->paths.n) {
+		mro_path_acked(&qp->paths, t->path, t->path_seq, t->sent_us);
+		if (mro_seq_after(t->sent_us, qp->acked_sent_us))
+			qp->acked_sent_us = t->sent_us;
+	}
 	if (++s->resp_pkts >= s->npkts && s->state == MRO_SWQE_WAITING) {
 		s->state = MRO_SWQE_DONE;
 		if (s->rd_res && qp->rd_atomic_inflight)
@@ -77,6 +88,7 @@ static void mro_detect_loss(struct mro_qp *qp)
 		.now_us = mro_now_us(),
 		.highest_acked = qp->highest_acked,
 		.known_end = qp->ack_known_end,
+		.acked_sent_us = qp->acked_sent_us,
 		.reorder = mro_loss_reorder(qp->paths.n),
 		.guard_us = qp->srtt_us,
 	};
@@ -97,6 +109,7 @@ static void mro_detect_loss(struct mro_qp *qp)
 		if (t->state != MRO_TX_SENT)
 			continue;
 		c.path_acked_next = p ? p->acked_next : 0;
+		c.path_acked_sent_us = p ? p->acked_sent_us : 0;
 		c.srtt_us = p && p->srtt_us ? p->srtt_us : qp->srtt_us;
 		c.rttvar_us = p && p->srtt_us ? p->rttvar_us : qp->rttvar_us;
 		if (mro_loss_check(&c, &pkt) == MRO_NOT_LOST)
@@ -105,7 +118,7 @@ static void mro_detect_loss(struct mro_qp *qp)
 		qp->lost++;
 		mro_qp_count(qp, MRO_CNT_LOSS_DETECTED, 1);
 		if (p)
-			mro_rec_lost(qp, t->path, false);
+			mro_rec_lost(qp, t->path, t->path_seq, false);
 	}
 }
 
@@ -326,8 +339,14 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 			continue;
 		t->state = MRO_TX_LOST;
 		qp->lost++;
-		if (t->on_path && t->path < qp->paths.n)
-			mro_rec_lost(qp, t->path, true);
+		/*
+		 * Only the oldest PSN weighs on its path's health: a late
+		 * timer (a descheduled host) finds every PSN old.
+		 */
+		if (t->on_path && t->path < qp->paths.n && !fired)
+			mro_rec_lost(qp, t->path, t->path_seq, true);
+		else if (t->on_path && t->path < qp->paths.n)
+			qp->paths.path[t->path].timeouts++;
 		fired = true;
 	}
 	qp->backoff++;

@@ -19,7 +19,9 @@ enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
 				     const struct mro_loss_pkt *p)
 {
 	u32 elapsed = c->now_us - p->sent_us;
-	u32 reo_wnd = max(c->srtt_us / 4, 2 * c->rttvar_us);
+	u32 reo_wnd = max(c->srtt_us / 4, c->rttvar_us);
+	u32 rto = c->srtt_us + 4 * c->rttvar_us;
+	bool behind;
 
 	/* sent in the future (clock read races): not out long enough */
 	if ((s32)elapsed < 0)
@@ -30,11 +32,14 @@ enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
 	if (p->on_path && c->path_acked_next &&
 	    mro_seq_before(p->psn, c->known_end) &&
 	    mro_seq_after(c->path_acked_next, p->path_seq + 1) &&
-	    elapsed >= c->srtt_us + reo_wnd)
+	    (s32)(c->path_acked_sent_us - p->sent_us) >= (s32)reo_wnd)
 		return MRO_LOST_PATH;
-	if (mro_seq_before(p->psn + c->reorder, c->highest_acked) &&
-	    mro_seq_before(p->psn, c->highest_acked) &&
-	    elapsed >= c->srtt_us + 4 * c->rttvar_us)
+	behind = mro_seq_before(p->psn + c->reorder, c->highest_acked) &&
+		 mro_seq_before(p->psn, c->highest_acked);
+	if (!behind)
+		return MRO_NOT_LOST;
+	if (p->on_path ? (s32)(c->acked_sent_us - p->sent_us) >= (s32)rto :
+			 elapsed >= rto)
 		return MRO_LOST_REORDER;
 	return MRO_NOT_LOST;
 }

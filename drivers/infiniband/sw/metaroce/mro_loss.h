@@ -4,15 +4,22 @@
  * ACKs (cumulative PSN, SACK bitmap, echoed path sequence) tell.  Pure C
  * on plain values (KUnit drives it); the caller owns the state.
  *
- * A PSN is lost when
- *  - a packet sent after it on the same path has been delivered (paths
- *    keep their order) and it has been out for longer than its path's RTT
- *    plus a reordering window (a path may still reorder a little, e.g.
- *    netem or a bonded link), or
+ * Times are compared between transmissions (when the delivered packet
+ * was sent versus when this one was), not against "now": a sender that
+ * was descheduled and reads a backlog of ACKs late does not find the
+ * whole window lost.  A PSN is lost when
+ *  - a transmission on the same path that left at least a reordering
+ *    window (max(srtt / 4, rttvar) of the path) after it has been
+ *    delivered (paths keep their order; the window absorbs reordering
+ *    inside a path, e.g. netem or a bonded link), or
  *  - (fallback across paths) a PSN at least the reordering distance after
- *    it has been delivered and it has been out for longer than its path's
- *    srtt + 4 * rttvar: this catches a black-holed path, whose packets
- *    are never followed by a delivered one on the same path;
+ *    it has been delivered, and some delivered transmission left at least
+ *    its path's srtt + 4 * rttvar after it: this catches a black-holed
+ *    path, whose packets are never followed by a delivered one on the same
+ *    path, without mistaking a slower path for a lossy one;
+ *  - (PSNs with no transmission of their own: READ response slots) a PSN
+ *    the reordering distance after it was delivered and it has been out
+ *    for srtt + 4 * rttvar;
  * and never twice within one RTT (the resend guard).  The per-path rule
  * needs the ACKs to have reported on the PSN: a SACK covers 128 PSNs after
  * the cumulative one, a later transmission on the path may lie beyond.
@@ -42,6 +49,8 @@ struct mro_loss_ctx {
 	u32 reorder;		/* reordering distance in PSNs */
 	u32 guard_us;		/* a resent PSN is not lost again sooner */
 	u32 path_acked_next;	/* path's highest delivered path_seq + 1; 0: none */
+	u32 path_acked_sent_us;	/* latest send time delivered on the path */
+	u32 acked_sent_us;	/* latest send time delivered on any path */
 	u32 srtt_us;		/* the path's (or else the QP's) RTT */
 	u32 rttvar_us;
 };

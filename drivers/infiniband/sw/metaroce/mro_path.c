@@ -109,6 +109,20 @@ void mro_path_rtt(struct mro_pathset *ps, u16 p, u32 rtt_us)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_rtt);
 
+void mro_path_seen(struct mro_path *path, u32 path_seq, u32 sent_us)
+{
+	if (!path->acked_next) {
+		path->acked_next = path_seq + 1;
+		path->acked_sent_us = sent_us;
+		return;
+	}
+	if (mro_seq_after(path_seq + 1, path->acked_next))
+		path->acked_next = path_seq + 1;
+	if (mro_seq_after(sent_us, path->acked_sent_us))
+		path->acked_sent_us = sent_us;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_seen);
+
 u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq)
 {
 	u32 score, best_score = U32_MAX;
@@ -159,13 +173,13 @@ u16 mro_path_new_sport(struct mro_pathset *ps, u16 p)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_new_sport);
 
-void mro_path_acked(struct mro_pathset *ps, u16 p, u32 path_seq)
+void mro_path_acked(struct mro_pathset *ps, u16 p, u32 path_seq,
+		    u32 sent_us)
 {
 	struct mro_path *path = &ps->path[p];
 
 	path->acked++;
-	if (!path->acked_next || mro_seq_after(path_seq + 1, path->acked_next))
-		path->acked_next = path_seq + 1;
+	mro_path_seen(path, path_seq, sent_us);
 	mro_path_delivered(ps, p);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_acked);

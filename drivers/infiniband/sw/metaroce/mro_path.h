@@ -25,6 +25,7 @@ struct mro_path {
 	u8 state;
 	u32 next_seq;		/* per-path sequence of the next packet */
 	u32 acked_next;		/* highest path sequence acked + 1; 0: none */
+	u32 acked_sent_us;	/* latest send time delivered (with acked_next) */
 	/* telemetry */
 	u64 tx_pkts;
 	u64 tx_bytes;
@@ -43,6 +44,7 @@ struct mro_path {
 	u32 probe_seq;		/* path_seq of the latest probe */
 	u32 probe_us;		/* retired: time of the next probe */
 	u32 probe_wait_us;	/* retired: current re-probe interval */
+	u32 epoch_seq;		/* first path_seq since the last revival */
 	u64 retired;		/* times retired */
 	u64 revived;		/* times revived by a probe */
 };
@@ -81,9 +83,12 @@ void mro_path_rtt(struct mro_pathset *ps, u16 p, u32 rtt_us);
  * in round-robin order); the scheduler's choice if there is none.
  */
 u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq);
+/* record delivered transmission @path_seq, sent at @sent_us (no stats) */
+void mro_path_seen(struct mro_path *path, u32 path_seq, u32 sent_us);
 /* give path @p a source port it never had and no other path has */
 u16 mro_path_new_sport(struct mro_pathset *ps, u16 p);
-/* the transmission @path_seq on path @p was delivered */
-void mro_path_acked(struct mro_pathset *ps, u16 p, u32 path_seq);
+/* the transmission @path_seq on path @p, sent at @sent_us, was delivered */
+void mro_path_acked(struct mro_pathset *ps, u16 p, u32 path_seq,
+		    u32 sent_us);
 
 #endif /* MRO_PATH_H */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* metaroce path health, retirement, re-probe and revival */
+#include <linux/bits.h>
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <kunit/visibility.h>
@@ -7,6 +8,8 @@
 #include "mro_loss.h"
 #include "mro_pathscore.h"
 #include "mro_psn.h"
+
+#define MRO_EPOCH_SPAN		BIT(30)
 
 void mro_path_delivered(struct mro_pathset *ps, u16 p)
 {
@@ -27,20 +30,30 @@ u16 mro_paths_active(const struct mro_pathset *ps)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_paths_active);
 
-bool mro_path_lost(struct mro_pathset *ps, u16 p, bool timeout)
+bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout)
 {
 	struct mro_path *path = &ps->path[p];
 
-	if (timeout) {
+	if (timeout)
 		path->timeouts++;
-		path->loss_ewma += (MRO_LOSS_ONE - path->loss_ewma) >> 3;
-	} else {
+	else
 		path->lost++;
-		path->loss_ewma += (MRO_LOSS_ONE - path->loss_ewma) >> 4;
-	}
+	/* keep the epoch comparable (within 2^30 of next_seq) */
+	if (path->next_seq - path->epoch_seq > MRO_EPOCH_SPAN)
+		path->epoch_seq = path->next_seq - MRO_EPOCH_SPAN;
+	if (mro_seq_before(seq, path->epoch_seq))
+		return false;	/* sent before the path was revived */
+	path->loss_ewma += (MRO_LOSS_ONE - path->loss_ewma) >>
+			   (timeout ? 3 : 4);
 	if (path->streak < U16_MAX)
 		path->streak++;
-	if (path->state != MRO_PATH_ACTIVE || mro_paths_active(ps) < 2)
+	/*
+	 * Never retire more than half the paths: when most of them lose at
+	 * once, the trouble is the connection (a stall, congestion), not a
+	 * path.
+	 */
+	if (path->state != MRO_PATH_ACTIVE ||
+	    2 * (mro_paths_active(ps) - 1) < ps->n)
 		return false;
 	return path->streak >= MRO_RETIRE_STREAK ||
 	       (path->loss_ewma >= MRO_RETIRE_EWMA &&
@@ -106,17 +119,18 @@ u32 mro_path_probe(struct mro_pathset *ps, u16 p, u32 now_us)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_probe);
 
-bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq)
+bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq, u32 ts_echo,
+		   u32 now_us)
 {
 	struct mro_path *path;
 
 	if (p >= ps->n)
 		return false;
 	path = &ps->path[p];
-	if (!mro_echo_seq_ok(echo_seq, path->next_seq))
+	if (!mro_echo_seq_ok(echo_seq, path->next_seq) ||
+	    mro_seq_after(ts_echo, now_us))
 		return false;
-	if (!path->acked_next || mro_seq_after(echo_seq + 1, path->acked_next))
-		path->acked_next = echo_seq + 1;
+	mro_path_seen(path, echo_seq, ts_echo);
 	if (path->state != MRO_PATH_RETIRED) {
 		mro_path_delivered(ps, p);
 		return false;
@@ -127,6 +141,8 @@ bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq)
 	path->state = MRO_PATH_ACTIVE;
 	path->probing = false;
 	path->revived++;
+	/* what was lost on the old port is not this path's health */
+	path->epoch_seq = path->probe_seq;
 	path->streak = 0;
 	path->loss_ewma /= 2;
 	/* a new port may be a new route: forget the old RTT */

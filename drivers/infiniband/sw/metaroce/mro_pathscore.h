@@ -20,11 +20,12 @@
 /* a packet on @p was delivered */
 void mro_path_delivered(struct mro_pathset *ps, u16 p);
 /*
- * A packet on @p was lost (@timeout: found by the RTO).  Returns true
- * when @p should now be retired: it black-holes and another path is
- * active.
+ * Transmission @seq on @p was lost (@timeout: found by the RTO).  Returns
+ * true when @p should now be retired: it black-holes, and at least half
+ * the paths stay active without it.  Losses of transmissions from before the path's last revival
+ * are counted but do not weigh on its health.
  */
-bool mro_path_lost(struct mro_pathset *ps, u16 p, bool timeout);
+bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout);
 /* badness of @p: 0 best; loss, loss streak and RTT inflation add */
 u32 mro_path_score(const struct mro_pathset *ps, u16 p);
 /* paths carrying traffic */
@@ -39,10 +40,12 @@ bool mro_path_probe_due(const struct mro_pathset *ps, u16 p, u32 now_us);
  */
 u32 mro_path_probe(struct mro_pathset *ps, u16 p, u32 now_us);
 /*
- * An ACK echoed transmission @echo_seq of path @p (untrusted: checked).
+ * An ACK echoed transmission @echo_seq of path @p, sent at @ts_echo
+ * (untrusted: both checked against the path and the clock @now_us).
  * Advances the path's delivered sequence; returns true when this revived
  * a retired path (the echo answers its probe).
  */
-bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq);
+bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq, u32 ts_echo,
+		   u32 now_us);
 
 #endif /* MRO_PATHSCORE_H */

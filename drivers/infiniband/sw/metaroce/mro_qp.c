@@ -343,6 +343,7 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->snd_nxt = qp->snd_una;
 		qp->highest_acked = qp->snd_una;
 		qp->ack_known_end = qp->snd_una;
+		qp->acked_sent_us = mro_now_us();
 		qp->snd_msn = 0;
 	}
 	/* UD has no path MTU: a datagram may fill the port's active MTU */

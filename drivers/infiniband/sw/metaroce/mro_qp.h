@@ -184,6 +184,7 @@ struct mro_qp {
 	bool pto_armed;			/* rto_timer is the tail-loss probe */
 	bool tlp_done;			/* probed since the last progress */
 	u32 ack_known_end;		/* latest ACK reported PSNs before it */
+	u32 acked_sent_us;		/* latest send time of a delivered PSN */
 	struct hrtimer rto_timer;
 	struct hrtimer rnr_timer;
 	struct work_struct tx_work;
@@ -313,7 +314,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *t);
 enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
 
 /* mro_recover.c: path health, re-probes, tail-loss probe, tracepoints */
-void mro_rec_lost(struct mro_qp *qp, u16 path, bool timeout);
+void mro_rec_lost(struct mro_qp *qp, u16 path, u32 seq, bool timeout);
 void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a);
 void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out);
 void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out);

@@ -28,9 +28,9 @@ static void mro_trace_path(struct mro_qp *qp, u16 p, bool revive)
 				      path->srtt_us);
 }
 
-void mro_rec_lost(struct mro_qp *qp, u16 p, bool timeout)
+void mro_rec_lost(struct mro_qp *qp, u16 p, u32 seq, bool timeout)
 {
-	if (!mro_path_lost(&qp->paths, p, timeout))
+	if (!mro_path_lost(&qp->paths, p, seq, timeout))
 		return;
 	mro_path_retire(&qp->paths, p, mro_now_us(),
 			MRO_PROBE_RTOS * qp->rto_us);
@@ -40,7 +40,8 @@ void mro_rec_lost(struct mro_qp *qp, u16 p, bool timeout)
 
 void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a)
 {
-	if (!mro_path_echo(&qp->paths, a->echo_path, a->echo_seq))
+	if (!mro_path_echo(&qp->paths, a->echo_path, a->echo_seq, a->ts_echo,
+			   mro_now_us()))
 		return;
 	mro_count(qp->dev->stats, MRO_CNT_PATH_REVIVED, 1);
 	mro_trace_path(qp, a->echo_path, true);
