@@ -22,7 +22,7 @@
 # Environment
 #   METAROCE_CACHE          cache root (default /var/cache/metaroce)
 #   METAROCE_DEBUGK_JOBS    make -j for the kernel build (default 2)
-#   METAROCE_DEBUGK_TIMEOUT seconds for the kernel build (default 7200)
+#   METAROCE_DEBUGK_TIMEOUT seconds for the kernel build (default 14400: a loaded host is slow)
 set -euo pipefail
 
 export MR_PROG=debug-kernel.sh
@@ -32,7 +32,7 @@ here=$(dirname "$(realpath "$0")")
 
 FRAG=$here/debug-kernel/debug.config
 JOBS=${METAROCE_DEBUGK_JOBS:-2}
-TIMEOUT=${METAROCE_DEBUGK_TIMEOUT:-7200}
+TIMEOUT=${METAROCE_DEBUGK_TIMEOUT:-14400}
 VER=6.12
 what=${1:-all}
 case $what in

@@ -12,7 +12,7 @@
 #   5. debug       opt-in (--with debug, or --only debug; `make test-debug`): the
 #                  scenarios $debug_scenarios on trixie's rootfs booted with the
 #                  lockdep/KASAN/kmemleak/UBSAN kernel of scripts/debug-kernel.sh
-#                  (built once and cached, ~N CPU-min cold), module built for it
+#                  (built once, cached; cold ~30-35 CPU-min, estimated), module built for it
 #                  with W=1; see Documentation/metaroce/debug-kernel.rst
 #   6. bench       tests/vm/bench.sh --profile smoke on the first dist: the
 #                  benchmark scripts must run (VMs up, every category
