@@ -90,7 +90,9 @@ main() {
 					select LIBCRC32C
 				EOF
 			fi
-			pure=$(sed -n 's/^metaroce-pure-objs[[:space:]]*:*=//p' "$TESTS_DIR/driver-objs.mk")
+			# (backslash-continued lines joined first)
+			pure=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$TESTS_DIR/driver-objs.mk" |
+				sed -n 's/^metaroce-pure-objs[[:space:]]*:*=//p')
 			{
 				echo "# stand-in written by tests/kunit/run.sh: pure-C objects only"
 				echo "include \$(srctree)/drivers/infiniband/sw/metaroce-kunit/probes.mk"
