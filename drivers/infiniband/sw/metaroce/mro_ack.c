@@ -293,6 +293,11 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		goto unlock;
 	if (qp->snd_una == qp->snd_nxt)
 		goto unlock;
+	if (qp->rnr_wait) {
+		/* waiting out an RNR NAK is no timeout: keep the retries */
+		mro_arm_rto(qp);
+		goto unlock;
+	}
 	if (qp->retry_cnt != 7 && !qp->retry_left) {
 		struct mro_swqe *s = mro_swqe_of_psn(qp, qp->snd_una);
 
