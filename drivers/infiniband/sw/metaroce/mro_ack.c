@@ -304,6 +304,11 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		goto unlock;
 	if (qp->snd_una == qp->snd_nxt)
 		goto unlock;
+	if (qp->rnr_wait) {
+		/* waiting out an RNR NAK is no timeout: keep the retries */
+		mro_arm_rto(qp);
+		goto unlock;
+	}
 	if (qp->pto_armed) {
 		/* the tail-loss probe: no progress for two RTTs */
 		qp->pto_armed = false;
