@@ -4,7 +4,8 @@
 # tests/vm/demo.sh (`make demo`): the README's main job, in under 10 minutes.
 # Builds metaroce.ko for Debian 12's kernel (inside the VM rootfs), boots
 # two QEMU VMs joined by a virtual wire made lossy and narrow with tc (1%
-# random loss each way, a 12 Mbit/s bottleneck with a shallow queue), loads
+# random loss each way, a bottleneck at half the measured emulator rate with
+# a shallow queue), loads
 # the module in both, shows the device, and moves data with stock perftest
 # (ib_write_bw, 4 QPs x 8 paths) while printing the driver's live per-path
 # telemetry.  Then it boots the pair again with the in-tree rdma_rxe and
@@ -26,7 +27,7 @@ tests/vm/bench.sh --profile demo --reps 1 --transports "metaroce rxe" --show --t
 s=$OUT/samples.json
 if [ -f "$s" ]; then
 	echo
-	echo "== side by side: ib_write_bw, 64 KiB messages, 4 QPs, 12 Mbit/s bottleneck"
+	echo "== side by side: ib_write_bw, 64 KiB messages, 4 QPs, bottleneck $(jq -r .info.bottleneck_rate "$s")"
 	jq -r '
 		def bw($t; $l): [.samples[] | select(.transport == $t and .cat == "loss" and .loss == $l)
 			| .goodput_MiBps // 0] | if length > 0 then max else null end;
@@ -43,6 +44,7 @@ fi
 echo
 echo "== demo $([ $rc = 0 ] && echo PASSED || echo FAILED): $OUT/report.md"
 echo "   the full comparison (loss sweep, reordering, black-holed path, latency, CPU and"
-echo "   memory, with TCP as well) is 'make bench' (~40 min): out/bench/<time>/report.md;"
+echo "   memory, with TCP as well) is 'make bench' (30-45 min on a quiet host, hours on a"
+echo "   busy one): out/bench/<time>/report.md;"
 echo "   the latest one is in Documentation/metaroce/bench/report.md"
 exit $rc
