@@ -19,6 +19,9 @@
 #                (gcc -fsyntax-only -Werror against /usr/include): catches kernel-only
 #                types/includes that would break rdma-core
 #   shell-lint   shellcheck: -S warning on scripts/*.sh, -S error on tests/ and tools/ *.sh
+#   rst          docutils (rst2pseudoxml) parses every Documentation/**/*.rst without a
+#                warning or error (Sphinx-only directives and roles are not docutils'
+#                business and are ignored): catches broken tables and lists
 #
 # Files considered: git ls-files -co --exclude-standard (tracked + untracked, not ignored).
 # Environment:
@@ -42,7 +45,8 @@ SKIP=" ${METAROCE_LINT_SKIP:-} "
 FAILED=()
 PASSED=()
 
-mr_need_host_pkgs git:git perl:perl gcc:gcc shellcheck:shellcheck xz:xz-utils
+mr_need_host_pkgs git:git perl:perl gcc:gcc shellcheck:shellcheck xz:xz-utils \
+	rst2pseudoxml:python3-docutils
 mr_traps_install
 cd "$MR_REPO"
 
@@ -199,8 +203,23 @@ check_shell_lint() {
 	result shell_lint $rc "${#mine[@]} script(s) in scripts/ (>= warning), ${#other[@]} in tests/ tools/ (errors)"
 }
 
+# ------------------------------------------------------------------ rst
+check_rst() {
+	local f out bad=0 n=0
+	while IFS= read -r f; do
+		n=$((n + 1))
+		out=$(timeout 60 rst2pseudoxml --report=2 --halt=5 "$f" 2>&1 >/dev/null |
+			grep -E '\((WARNING|ERROR|SEVERE)/' |
+			grep -vE 'Unknown (directive type|interpreted text role)' || true)
+		if [ -n "$out" ]; then
+			echo "---- rst: $f"; echo "$out"; bad=$((bad + 1))
+		fi
+	done < <(pick '^Documentation/.*\.rst$')
+	result rst "$bad" "$n rst file(s) parse cleanly"
+}
+
 T0=$SECONDS
-for c in checkpatch length whitespace spdx uapi shell_lint; do
+for c in checkpatch length whitespace spdx uapi shell_lint rst; do
 	skipped $c || "check_$c"
 done
 

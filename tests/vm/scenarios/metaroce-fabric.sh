@@ -15,8 +15,11 @@
 #     traffic; the port counters still count each packet once
 #   - optional counters: `rdma statistic mode supported` lists path0_tx_pkts...,
 #     `rdma statistic set ... optional-counters` turns them on; they count
-#   - failure: one leaf-spine link goes down in the middle of a transfer; the
-#     transfer completes (ib_write_bw exits 0, no QP error)
+#   - per-device scheduler: /sys/class/infiniband/DEV/metaroce/sched takes rr or
+#     weighted, refuses other names, "default" returns to the module parameter
+#   - failure: one leaf-spine link goes down in the middle of a transfer (mr1's
+#     QPs use the weighted scheduler); the transfer completes (ib_write_bw exits
+#     0, no QP error)
 # Files (--files): metaroce.ko, metaroce-lib.sh.
 # Example:
 #   tests/vm/run.sh --dist bookworm --topology netns --timeout 1800 \
@@ -115,6 +118,13 @@ for d in mr1 mr2; do
     lab_check "paths-set-8-$d" sh -c "echo 8 >/sys/class/infiniband/$d/metaroce/paths"
 done
 lab_check_grep paths-mr2-8 '^8$' cat /sys/class/infiniband/mr2/metaroce/paths
+
+# --- per-device path scheduler -----------------------------------------------
+S=/sys/class/infiniband/mr1/metaroce/sched
+lab_check_grep sched-default-rr '^rr$' cat $S
+lab_check sched-junk-refused sh -c "! echo bogus >$S"
+lab_check sched-set-weighted sh -c "echo weighted >$S && grep -qx weighted $S"
+lab_check sched-default-resets sh -c "echo default >$S && grep -qx rr $S"
 
 # --- optional counters ------------------------------------------------------
 lab_check_grep optional-supported 'path0_tx_pkts.*path7_timeouts' \
@@ -238,10 +248,13 @@ lab_check optional-off no_match 'path[0-9]_' rdma statistic show link mr1/1
 lab_check qp-auto-off rdma statistic qp set link mr1/1 auto off
 
 # --- a spine link fails in the middle of a transfer -------------------------
-lab_log "transfer 2: l1-s1 goes down mid-transfer"
+lab_log "transfer 2: l1-s1 goes down mid-transfer (mr1: weighted scheduler)"
+lab_check sched-weighted-mr1 sh -c "echo weighted >$S"
 for s in $SPINES; do tx0[$s]=$(spine_tx $s); done
 bw_run bw2 "$RUN_S"
 lab_check bw2-running wait_paths mr1
+lab_check_grep bw2-sched-weighted 'sched weighted' cat "$LAB_WORK/res-mr1.txt"
+lab_check_grep bw2-mr2-sched-rr 'sched rr' rdma resource show qp link mr2/1 -dd
 sleep 3
 lab_check bw2-client-alive kill -0 $CLI
 lab_check link-down ip -n l1 link set s1 down

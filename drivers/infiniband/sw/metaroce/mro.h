@@ -19,6 +19,8 @@
 #include "mro_obj.h"
 #include "mro_param.h"
 
+struct mro_sched_ops;
+
 #define MRO_DRV_NAME	"metaroce"
 #define MRO_LINK_TYPE	"metaroce"
 
@@ -57,6 +59,8 @@ struct mro_dev {
 	DECLARE_BITMAP(slot_on, MRO_NR_SLOT_STATS);
 	u64 slot_gone[MRO_NR_SLOT_STATS];	/* destroyed QPs */
 	u32 paths;			/* paths per new QP; 0: param */
+	/* path scheduler of new QPs; NULL: the `sched` parameter's */
+	const struct mro_sched_ops *sched;
 	struct mro_cc_dev cc;		/* congestion control (mro_cc_*.c) */
 
 	/*
@@ -120,6 +124,7 @@ struct sock *mro_net_sk6(struct net *net);
 /* mro_sysfs.c: /sys/class/infiniband/DEV/metaroce/ */
 extern const struct attribute_group mro_attr_group;
 u16 mro_dev_npaths(struct mro_dev *dev);
+const struct mro_sched_ops *mro_dev_sched(struct mro_dev *dev);
 
 /* mro_verbs.c: the ib_device_ops table and its registration */
 void mro_set_ops(struct mro_dev *dev);

@@ -51,6 +51,7 @@ int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp)
 	ps->rcursor = 0;
 	ps->seed = seed;
 	ps->gen = 0;
+	ps->reweigh = 0;
 	ps->sched = &mro_sched_rr;
 	for (i = 0; i < n; i++) {
 		u16 sport = mro_sport(seed, i);

@@ -47,6 +47,9 @@ struct mro_path {
 	u32 epoch_seq;		/* first path_seq since the last revival */
 	u64 retired;		/* times retired */
 	u64 revived;		/* times revived by a probe */
+	/* weighted scheduler (mro_sched_weighted.c) */
+	u8 weight;		/* share of new packets, 1..MRO_WEIGHT_MAX */
+	s32 wcredit;		/* smooth weighted round-robin balance */
 };
 
 struct mro_pathset;
@@ -63,11 +66,19 @@ struct mro_pathset {
 	u16 rcursor;		/* where retransmissions look first */
 	u32 seed;		/* source port derivation */
 	u32 gen;		/* fresh source ports taken */
+	u16 reweigh;		/* weighted: picks until weights are redone */
 	const struct mro_sched_ops *sched;
 	struct mro_path *path;
 };
 
 extern const struct mro_sched_ops mro_sched_rr;
+extern const struct mro_sched_ops mro_sched_weighted;
+
+/* weight of a path without loss, timeouts or RTT inflation */
+#define MRO_WEIGHT_MAX		16
+
+/* the scheduler called @name (NULL if none is) */
+const struct mro_sched_ops *mro_sched_find(const char *name);
 
 int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp);
 void mro_paths_free(struct mro_pathset *ps);

@@ -132,8 +132,12 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 		return -ENOMEM;
 	if (mro_qp_is_ud(qp))
 		npaths = 1;
-	return mro_paths_init(&qp->paths, npaths, get_random_u32(),
-			      GFP_KERNEL);
+	err = mro_paths_init(&qp->paths, npaths, get_random_u32(),
+			     GFP_KERNEL);
+	if (err)
+		return err;
+	qp->paths.sched = mro_dev_sched(qp->dev);
+	return 0;
 }
 
 static void mro_qp_free_all(struct mro_qp *qp)

@@ -97,6 +97,7 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (!nest)
 		goto out;
 	if (rdma_nl_put_driver_u32(msg, "paths", qp->paths.n) ||
+	    rdma_nl_put_driver_string(msg, "sched", qp->paths.sched->name) ||
 	    rdma_nl_put_driver_u32_hex(msg, "snd_una", s->snd_una) ||
 	    rdma_nl_put_driver_u32_hex(msg, "snd_nxt", s->snd_nxt) ||
 	    rdma_nl_put_driver_u32(msg, "inflight", s->inflight) ||

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests of metaroce's path schedulers (mro_sched.c): lookup by
+ * name, and the health-weighted scheduler's shares, order, treatment of
+ * retired and revived paths.
+ */
+#include <kunit/test.h>
+
+#include "mro_path.h"
+#include "mro_pathscore.h"
+
+static void sched_setup(struct kunit *test, struct mro_pathset *ps, u16 n)
+{
+	KUNIT_ASSERT_EQ(test, mro_paths_init(ps, n, 0x1234, GFP_KERNEL), 0);
+	ps->sched = &mro_sched_weighted;
+}
+
+/* picks per path over @picks picks */
+static void sched_count(struct mro_pathset *ps, u32 picks, u32 *count)
+{
+	u32 seq;
+
+	while (picks--)
+		count[mro_path_pick(ps, &seq)]++;
+}
+
+static void sched_find(struct kunit *test)
+{
+	KUNIT_EXPECT_PTR_EQ(test, mro_sched_find("rr"), &mro_sched_rr);
+	KUNIT_EXPECT_PTR_EQ(test, mro_sched_find("weighted"),
+			    &mro_sched_weighted);
+	/* as written to sysfs, with a newline */
+	KUNIT_EXPECT_PTR_EQ(test, mro_sched_find("weighted\n"),
+			    &mro_sched_weighted);
+	KUNIT_EXPECT_NULL(test, mro_sched_find("weigh"));
+	KUNIT_EXPECT_NULL(test, mro_sched_find(""));
+	KUNIT_EXPECT_NULL(test, mro_sched_find("rr2"));
+}
+
+/* healthy paths: exact round robin, every path once per round */
+static void sched_equal_is_round_robin(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 round, i, seq;
+
+	sched_setup(test, &ps, 8);
+	for (round = 0; round < 50; round++) {
+		u64 seen = 0;
+
+		for (i = 0; i < 8; i++)
+			seen |= BIT_ULL(mro_path_pick(&ps, &seq));
+		KUNIT_EXPECT_EQ(test, seen, 0xffULL);
+	}
+	/* each path's own sequence advanced once per pick on it */
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, ps.path[i].next_seq, 50U);
+	mro_paths_free(&ps);
+}
+
+/* a lossy path gets a small share, the healthy ones share the rest */
+static void sched_lossy_share(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 count[4] = {};
+	u32 i;
+
+	sched_setup(test, &ps, 4);
+	/* path 3 lost everything lately: score 1024 + 64 * 8 = 1536 */
+	ps.path[3].loss_ewma = MRO_LOSS_ONE;
+	ps.path[3].streak = 8;
+	KUNIT_ASSERT_EQ(test, mro_path_score(&ps, 3), 1536U);
+	sched_count(&ps, 1000, count);
+	/* weights 16, 16, 16 and 16 * 256 / 1792 = 2: 2/50 of the picks */
+	KUNIT_EXPECT_GE(test, count[3], 30U);
+	KUNIT_EXPECT_LE(test, count[3], 50U);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_GE(test, count[i], 300U);
+		KUNIT_EXPECT_LE(test, count[i], 340U);
+	}
+	/* the lossy path still carries some traffic: its health is measured */
+	KUNIT_EXPECT_GT(test, count[3], 0U);
+	mro_paths_free(&ps);
+}
+
+/* a worse score never gets a larger share */
+static void sched_monotonic(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 count[4] = {};
+	u32 i;
+
+	sched_setup(test, &ps, 4);
+	for (i = 0; i < 4; i++)
+		ps.path[i].loss_ewma = 300 * i;	/* scores 0, 300, 600, 900 */
+	sched_count(&ps, 4000, count);
+	for (i = 1; i < 4; i++)
+		KUNIT_EXPECT_LT(test, count[i], count[i - 1]);
+	mro_paths_free(&ps);
+}
+
+/* retired paths carry nothing while others are active */
+static void sched_skips_retired(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 count[8] = {};
+	u32 i;
+
+	sched_setup(test, &ps, 8);
+	sched_count(&ps, 5, count);	/* weights taken, mid-round */
+	mro_path_retire(&ps, 2, 0, 0);
+	mro_path_retire(&ps, 5, 0, 0);
+	memset(count, 0, sizeof(count));
+	sched_count(&ps, 600, count);
+	KUNIT_EXPECT_EQ(test, count[2], 0U);
+	KUNIT_EXPECT_EQ(test, count[5], 0U);
+	/* even shares; balances from before the change shift one pick */
+	for (i = 0; i < 8; i++) {
+		if (i == 2 || i == 5)
+			continue;
+		KUNIT_EXPECT_GE(test, count[i], 99U);
+		KUNIT_EXPECT_LE(test, count[i], 101U);
+	}
+	mro_paths_free(&ps);
+}
+
+/* a revived path is back in the rotation within two rounds */
+static void sched_revived_rejoins(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 count[4] = {};
+	u32 seq;
+
+	sched_setup(test, &ps, 4);
+	mro_path_retire(&ps, 1, 0, 0);
+	sched_count(&ps, 3, count);	/* weights now say: path 1 is out */
+	KUNIT_EXPECT_EQ(test, count[1], 0U);
+	ps.path[1].state = MRO_PATH_ACTIVE;	/* as mro_path_echo() revives */
+	memset(count, 0, sizeof(count));
+	sched_count(&ps, 2 * 4, count);
+	KUNIT_EXPECT_GT(test, count[1], 0U);
+	KUNIT_EXPECT_LT(test, mro_path_pick(&ps, &seq), 4);
+	mro_paths_free(&ps);
+}
+
+/* all paths retired: the packets still go somewhere valid */
+static void sched_all_retired(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 count[3] = {};
+	u32 i;
+
+	sched_setup(test, &ps, 3);
+	sched_count(&ps, 2, count);
+	for (i = 0; i < 3; i++)
+		ps.path[i].state = MRO_PATH_RETIRED;
+	memset(count, 0, sizeof(count));
+	sched_count(&ps, 30, count);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, count[i], 10U);
+	mro_paths_free(&ps);
+}
+
+static void sched_single_path(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 count[1] = {};
+
+	sched_setup(test, &ps, 1);
+	ps.path[0].loss_ewma = MRO_LOSS_ONE;
+	ps.path[0].streak = U16_MAX;
+	sched_count(&ps, 100, count);
+	KUNIT_EXPECT_EQ(test, count[0], 100U);
+	mro_paths_free(&ps);
+}
+
+/* the largest set: shares stay exact and balances bounded */
+static void sched_many_paths(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 *count;
+	u32 i;
+
+	count = kunit_kcalloc(test, MRO_MAX_PATHS, sizeof(*count), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, count);
+	sched_setup(test, &ps, MRO_MAX_PATHS);
+	sched_count(&ps, 100 * MRO_MAX_PATHS, count);
+	for (i = 0; i < MRO_MAX_PATHS; i++) {
+		KUNIT_EXPECT_EQ(test, count[i], 100U);
+		KUNIT_EXPECT_LE(test, abs(ps.path[i].wcredit),
+				MRO_MAX_PATHS * MRO_WEIGHT_MAX);
+	}
+	mro_paths_free(&ps);
+}
+
+static struct kunit_case metaroce_sched_cases[] = {
+	KUNIT_CASE(sched_find),
+	KUNIT_CASE(sched_equal_is_round_robin),
+	KUNIT_CASE(sched_lossy_share),
+	KUNIT_CASE(sched_monotonic),
+	KUNIT_CASE(sched_skips_retired),
+	KUNIT_CASE(sched_revived_rejoins),
+	KUNIT_CASE(sched_all_retired),
+	KUNIT_CASE(sched_single_path),
+	KUNIT_CASE(sched_many_paths),
+	{}
+};
+
+static struct kunit_suite metaroce_sched_suite = {
+	.name = "metaroce_sched",
+	.test_cases = metaroce_sched_cases,
+};
+
+kunit_test_suite(metaroce_sched_suite);
