@@ -290,8 +290,11 @@ def main():
               'slow and noisy; compare transports within one run.  Method: '
               '`Documentation/metaroce/bench.rst`.\n')
     md.append('\n## Emulator ceiling (no bottleneck, no loss)\n\n')
-    md.append(bw_table(samples, trs, [('WRITE 64 KiB, 1 QP', {'cat': 'ceiling'})],
-                       lambda kw: kw))
+    ceil = [('%s %d KiB, 1 QP' % (t.split('_')[0].upper(), sz // 1024),
+             {'cat': 'ceiling', 'test': t, 'size': sz})
+            for t in ('write_bw', 'send_bw') for sz in (65536, 4096)]
+    ceil = [p for p in ceil if select(samples, **p[1])]
+    md.append(bw_table(samples, trs, ceil, lambda kw: kw))
     for q in (1, 4):
         pts = [(('%g %%' % l), {'cat': 'loss', 'test': 'write_bw', 'size': 65536, 'qps': q,
                                 'loss': l}) for l in (0, 0.1, 1, 5, 10)]

@@ -251,7 +251,8 @@ run_point() {
 	local kv
 	for kv in $LINE; do P[${kv%%=*}]=${kv#*=}; done
 	if [ "${P[cat]}" != ceiling ] && [ "$BENCH_RATE" = auto ]; then
-		calibrate "$(jq -s '[.[] | select(.cat == "ceiling") | .goodput_MiBps // 0] | max // 0' \
+		calibrate "$(jq -s '[.[] | select(.cat == "ceiling" and .test == "write_bw" and
+			.size == 65536) | .goodput_MiBps // 0] | max // 0' \
 			"$SAMPLES" 2>/dev/null)"
 	fi
 	if [ "${P[cat]}" != mem ] && ! point_wire; then

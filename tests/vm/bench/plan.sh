@@ -5,6 +5,8 @@
 # line, key=value words; see conduct.sh) of a profile for one transport.
 #   smoke     one small point per category (a few minutes; what CI runs)
 #   quick     every category, short loss sweep
+#   (quick, standard and full also repeat the unshaped ceiling for WRITE and
+#   SEND at 64 and 4 KiB)
 #   standard  make bench's default: the full loss sweep for WRITE 64 KiB at
 #             1 and 4 QPs, the other categories at 0 and 1 % loss
 #   full      the whole matrix (hours under TCG)
@@ -50,6 +52,14 @@ full) losses="0 0.1 1 5 10"; qps4="4"; ops_losses="0 0.1 1 5 10"; sizes_losses="
 esac
 
 for ((r = 1; r <= reps; r++)); do
+	# issue 5's CPU-bound criterion: WRITE and SEND, 64 and 4 KiB, unshaped
+	# (rep 1 of WRITE 64 KiB is the calibration point above)
+	[ "$r" -gt 1 ] && echo "cat=ceiling test=write_bw size=65536 qps=1 loss=0 rep=$r"
+	echo "cat=ceiling test=write_bw size=4096 qps=1 loss=0 rep=$r"
+	if [ $rdma = 1 ]; then
+		echo "cat=ceiling test=send_bw size=65536 qps=1 loss=0 rep=$r"
+		echo "cat=ceiling test=send_bw size=4096 qps=1 loss=0 rep=$r"
+	fi
 	for q in 1 $qps4; do
 		for l in $losses; do
 			echo "cat=loss test=write_bw size=65536 qps=$q loss=$l rep=$r"
