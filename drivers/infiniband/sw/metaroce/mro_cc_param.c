@@ -15,6 +15,8 @@
 
 static struct mro_cc_params mro_cc_defaults = {
 	.target_delay_us = 500,
+	.target_var_pct = MRO_CC_TARGET_VAR_PCT,
+	.target_max_us = MRO_CC_TARGET_MAX_US,
 	.min_cwnd = 2,
 	.max_cwnd = MRO_CC_MAX_CWND,
 	.ai = 1,
@@ -36,6 +38,8 @@ MODULE_PARM_DESC(cc_algo, "congestion control of new devices: dual (delay + ECN)
 	MODULE_PARM_DESC(cc_##field, desc)
 
 MRO_CC_PARAM(target_delay_us, "queueing delay target in us (default 500)");
+MRO_CC_PARAM(target_var_pct, "delay target grows by this % of rttvar, 0 = fixed (default 200)");
+MRO_CC_PARAM(target_max_us, "largest adaptive delay target in us (default 50000)");
 MRO_CC_PARAM(min_cwnd, "smallest congestion window in packets (default 2)");
 MRO_CC_PARAM(max_cwnd, "largest congestion window in packets (default 16384)");
 MRO_CC_PARAM(ai, "additive increase in packets per RTT (default 1)");
@@ -57,6 +61,8 @@ struct mro_cc_knob {
 static const struct mro_cc_knob mro_cc_knobs[] = {
 #define K(f, lo, hi) { #f, offsetof(struct mro_cc_params, f), lo, hi }
 	K(target_delay_us, 1, 1000000),
+	K(target_var_pct, 0, 1000),
+	K(target_max_us, 1, 1000000),
 	K(min_cwnd, 1, 1024),
 	K(max_cwnd, 1, MRO_CC_MAX_CWND),
 	K(ai, 1, 1024),
