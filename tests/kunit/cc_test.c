@@ -94,15 +94,117 @@ static void cc_delay_decrease(struct kunit *test)
 	struct mro_cc cc;
 
 	cc_setup(&cc, 1000);
-	/* delay 2x target: cut by beta * (d - t) / d = 0.8 * 0.5 = 40% */
+	/* the first sample opens a round: no verdict before it ends */
 	ack(&cc, 100, 1, 1000, 0);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 1000U);
+	KUNIT_EXPECT_EQ(test, cc.decreases, 0U);
+	/* delay 2x target all round: cut by beta * (d - t) / d = 40% */
+	ack(&cc, 1100, 1, 1000, 0);
 	KUNIT_EXPECT_GE(test, cw(&cc), 599U);
 	KUNIT_EXPECT_LE(test, cw(&cc), 601U);
-	/* huge delay: capped at halving, after an RTT */
-	ack(&cc, 1100, 1, 1000000, 0);
-	KUNIT_EXPECT_GE(test, cw(&cc), 299U);
-	KUNIT_EXPECT_LE(test, cw(&cc), 300U);
-	KUNIT_EXPECT_EQ(test, cc.decreases, 2U);
+	KUNIT_EXPECT_TRUE(test, cc.delay_high);
+	/* the window holds while the last round was above the target */
+	ack(&cc, 1200, 50, 1000, 0);
+	KUNIT_EXPECT_LE(test, cw(&cc), 601U);
+	/* the next round's minimum is still 2x target: 40% again */
+	ack(&cc, 2100, 1, 1000000, 0);
+	KUNIT_EXPECT_GE(test, cw(&cc), 359U);
+	KUNIT_EXPECT_LE(test, cw(&cc), 361U);
+	/* huge delay all round: capped at halving */
+	ack(&cc, 3100, 1, 1000000, 0);
+	KUNIT_EXPECT_GE(test, cw(&cc), 179U);
+	KUNIT_EXPECT_LE(test, cw(&cc), 180U);
+	KUNIT_EXPECT_EQ(test, cc.decreases, 3U);
+	/* one quiet sample in a round of late ones: no queue, no cut */
+	ack(&cc, 3200, 1, 0, 0);
+	ack(&cc, 4100, 1, 100000, 0);
+	KUNIT_EXPECT_FALSE(test, cc.delay_high);
+	KUNIT_EXPECT_EQ(test, cc.decreases, 3U);
+	/* a round without RTT samples says nothing */
+	{
+		struct mro_cc_sample s = { .now_us = 5200, .acked = 1 };
+
+		cc.ops->on_ack(&cc, &s);
+		KUNIT_EXPECT_FALSE(test, cc.delay_high);
+		KUNIT_EXPECT_EQ(test, cc.decreases, 3U);
+	}
+}
+
+/* a small deterministic generator for noisy delays */
+static u32 cc_noise(u32 *state, u32 range)
+{
+	*state = *state * 1664525U + 1013904223U;
+	return (*state >> 8) % range;
+}
+
+/*
+ * RTT noise of milliseconds (a TCG VM) on an idle path: single samples
+ * far above the base target, no standing queue.  The round minimum and
+ * the rttvar-adaptive target keep the window growing; a real queue under
+ * the same noise still cuts it.
+ */
+static void cc_noisy_rtt(struct kunit *test)
+{
+	struct mro_cc_params p = cc_params;
+	u32 i, now = 0, seed = 1, start;
+	struct mro_cc cc;
+
+	p.target_var_pct = MRO_CC_TARGET_VAR_PCT;
+	p.target_max_us = MRO_CC_TARGET_MAX_US;
+	mro_cc_init(&cc, &mro_cc_dual, &p);
+	cc.srtt_us = 8000;
+	cc.rttvar_us = 3000;
+	cc.cwnd_fp = 20 << MRO_CC_FP_SHIFT;
+	cc.ssthresh = 20;
+	start = cw(&cc);
+	/* 400 rounds of 16 ACKs, delays 0..12 ms */
+	for (i = 0; i < 400 * 16; i++) {
+		now += 500;
+		ack(&cc, now, 1, cc_noise(&seed, 12000), 0);
+	}
+	KUNIT_EXPECT_EQ(test, cc.decreases, 0U);
+	KUNIT_EXPECT_GT(test, cw(&cc), start + 80);	/* ~+1 per RTT */
+	KUNIT_EXPECT_EQ(test, cc.target_us, 500U + 2 * 3000);
+
+	/* the same noise on top of a 20 ms standing queue: cuts */
+	cc.cwnd_fp = 200 << MRO_CC_FP_SHIFT;
+	cc.ssthresh = 200;
+	for (i = 0; i < 40 * 16; i++) {
+		now += 500;
+		ack(&cc, now, 1, 20000 + cc_noise(&seed, 12000), 0);
+	}
+	KUNIT_EXPECT_GT(test, cc.decreases, 5U);
+	KUNIT_EXPECT_EQ(test, cw(&cc), p.min_cwnd);
+}
+
+static void cc_target_and_pipe(struct kunit *test)
+{
+	struct mro_cc_params p = cc_params;
+	struct mro_cc cc;
+
+	mro_cc_init(&cc, &mro_cc_dual, &p);
+	cc.rttvar_us = 100000;
+	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 500U);  /* fixed: pct 0 */
+	p.target_var_pct = 200;
+	p.target_max_us = 10000;
+	cc.rttvar_us = 0;
+	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 500U);
+	cc.rttvar_us = 1000;
+	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 2500U);
+	cc.rttvar_us = U32_MAX;			/* bounded, no overflow */
+	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 10000U);
+	p.target_max_us = 1;			/* never below the base */
+	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 500U);
+	p.target_delay_us = 0;
+	p.target_var_pct = 0;
+	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 1U);
+
+	/* in flight = outstanding - SACKed above a hole - declared lost */
+	KUNIT_EXPECT_EQ(test, mro_cc_pipe(10, 3, 2), 5U);
+	KUNIT_EXPECT_EQ(test, mro_cc_pipe(10, 0, 0), 10U);
+	KUNIT_EXPECT_EQ(test, mro_cc_pipe(10, 8, 5), 0U);
+	KUNIT_EXPECT_EQ(test, mro_cc_pipe(U32_MAX, U32_MAX, U32_MAX), 0U);
+	KUNIT_EXPECT_EQ(test, mro_cc_pipe(U32_MAX, 1, 0), U32_MAX - 1);
 }
 
 static void cc_loss_is_not_congestion(struct kunit *test)
@@ -418,6 +520,8 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_slow_start_then_ai),
 	KUNIT_CASE(cc_ecn_once_per_rtt),
 	KUNIT_CASE(cc_delay_decrease),
+	KUNIT_CASE(cc_noisy_rtt),
+	KUNIT_CASE(cc_target_and_pipe),
 	KUNIT_CASE(cc_loss_is_not_congestion),
 	KUNIT_CASE(cc_timeouts_collapse_and_regrow),
 	KUNIT_CASE(cc_clamps_and_hostile_samples),

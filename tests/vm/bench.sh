@@ -5,10 +5,11 @@
 # impaired wire between two lab VMs (one boot per transport: metaroce and
 # rdma_rxe cannot be loaded together), then a report.
 #
-#   tests/vm/bench.sh [--profile smoke|quick|standard|full] [--reps N]
+#   tests/vm/bench.sh [--profile smoke|quick|standard|full|bottleneck] [--reps N]
 #                     [--out DIR] [--dist bookworm|trixie] [--rate TCRATE]
 #                     [--queue BYTES] [--transports "metaroce rxe tcp"]
 #                     [--ko metaroce.ko] [--show] [--telemetry] [--cats "loss lat ..."]
+#                     [--mro-params "cc_algo=off cc_credits=0"]
 #
 # Defaults: --profile standard (~30-45 min here), --reps 3 (smoke: 1),
 # --rate auto (half the unshaped rate the first transport measures in its
@@ -19,9 +20,12 @@
 # --ko: use this module instead of building one; --show: print the device
 # and the conductor's whole log live; --telemetry: metaroce's per-path table
 # (tools/mro-paths) every few seconds during bandwidth points (make demo).
-# --cats: only these plan categories.  With an existing --out DIR, a
-# transport that already has DIR/run-T runs into DIR/run-T.2 (.3, ...) and
-# the report merges them (e.g. to redo a category after a failure).
+# --mro-params: module parameters for metaroce's modprobe in both VMs (e.g.
+# congestion control off: "cc_algo=off cc_credits=0"; default: none, the
+# module's defaults).  --cats: only these plan categories.  With an
+# existing --out DIR, a transport that already has DIR/run-T runs into
+# DIR/run-T.2 (.3, ...) and the report merges them (e.g. to redo a
+# category after a failure).
 set -euo pipefail
 # One function, parsed before it runs: editing this file while a benchmark
 # runs cannot break that run.
@@ -32,7 +36,7 @@ main() {
 
 	profile=standard reps='' out='' dist=${DIST:-bookworm} rate=auto queue=32768
 	transports="metaroce rxe tcp"
-	ko='' show=0 telemetry=0 cats=''
+	ko='' show=0 telemetry=0 cats='' mro_params=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--profile) profile=$2; shift 2 ;;
@@ -46,6 +50,7 @@ main() {
 		--show) show=1; shift ;;
 		--telemetry) telemetry=1; shift ;;
 		--cats) cats=$2; shift 2 ;;
+		--mro-params) mro_params=$2; shift 2 ;;
 		-h|--help) sed -n '4,/^set -e/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 		esac
@@ -68,6 +73,7 @@ main() {
 	fi
 
 	log "profile $profile, $reps repetition(s), bottleneck $rate, queue $queue B, $dist; output $out"
+	[ -z "$mro_params" ] || log "metaroce module parameters: $mro_params"
 	log "building metaroce.ko for $dist (scripts/matrix.sh) and tools/bench"
 	if [[ " $transports " == *" metaroce "* ]] && [ -z "$ko" ]; then
 		nice scripts/matrix.sh "$dist" >"$out/matrix.log" 2>&1 || { tail -n 20 "$out/matrix.log"; exit 1; }
@@ -87,6 +93,7 @@ main() {
 			awk -v c=" $cats " 'c == "  " || index(c, " " substr($1, 5) " ")' >"$files/bench.plan"
 		printf 'BENCH_TRANSPORT=%s\nBENCH_RATE=%s\nBENCH_QUEUE=%s\nBENCH_SHOW=%s\nBENCH_TELEMETRY=%s\n' \
 			"$t" "$rate" "$queue" "$show" "$telemetry" >"$files/bench.conf"
+		printf 'BENCH_MRO_PARAMS=%q\n' "$mro_params" >>"$files/bench.conf"
 		n=$(wc -l <"$files/bench.plan")
 		# a point takes 20-90 s under TCG (host load); the guest gets timeout - 120 s
 		tmo=$((n * 90 + 900))
@@ -114,7 +121,8 @@ main() {
 
 	log "report"
 	/usr/bin/python3 tools/bench/report.py --out "$out" --profile "$profile" --reps "$reps" \
-		--rate "$rate" --queue "$queue" --dist "$dist" --wall "$((SECONDS - T0))" || rc=1
+		--rate "$rate" --queue "$queue" --dist "$dist" --wall "$((SECONDS - T0))" \
+		--mro-params "${mro_params:-defaults}" || rc=1
 	log "finished in $((SECONDS - T0))s: report $out/report.md, samples $out/samples.json, plots $out/*.png"
 	return $rc
 }

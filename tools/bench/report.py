@@ -253,6 +253,7 @@ def main():
     ap.add_argument('--queue', default='?')
     ap.add_argument('--dist', default='?')
     ap.add_argument('--wall', type=int, default=0)
+    ap.add_argument('--mro-params', default='defaults')
     a = ap.parse_args()
     samples, meta = load(a.out)
     trs = [t for t in TRANSPORTS if select(samples, transport=t)]
@@ -263,7 +264,7 @@ def main():
             durations = [(k, int(v)) for k, v in (line.split() for line in fh if line.strip())]
     info = {'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), 'profile': a.profile,
             'repetitions': a.reps, 'bottleneck_rate': a.rate, 'queue_bytes': a.queue,
-            'dist': a.dist, 'wall_s': a.wall, 'durations_s': durations, 'runs': meta,
+            'dist': a.dist, 'wall_s': a.wall, 'mro_params': a.mro_params, 'durations_s': durations, 'runs': meta,
             'host_loadavg': open('/proc/loadavg').read().split()[:3]}
     with open(os.path.join(a.out, 'samples.json'), 'w') as fh:
         json.dump({'info': info, 'samples': samples}, fh, indent=1)
@@ -279,6 +280,7 @@ def main():
                                                           any_meta.get('perftest'),
                                                           any_meta.get('iperf3'))],
         ['bottleneck', '%s tbf per direction, queue %s bytes, behind netem' % (a.rate, a.queue)],
+        ['metaroce module parameters', a.mro_params],
         ['repetitions', '%s per point; cells are median [min-max]' % a.reps],
         ['VMs', 'two QEMU TCG VMs (1 vCPU, 2 GiB), virtio-net over an AF_UNIX datagram link'],
         ['host load average at the end', ' '.join(info['host_loadavg'])],

@@ -11,6 +11,8 @@
 #             1 and 4 QPs, the other categories at 0 and 1 % loss
 #   full      the whole matrix (hours under TCG)
 #   demo      make demo: WRITE 64 KiB, 4 QPs, lossless and 1 % loss
+#   bottleneck issue 5's goodput criterion: WRITE and SEND 64 KiB, 1 QP, at
+#             0, 0.1, 1 and 10 % loss (SEND as category ops)
 # TCP (iperf3) runs the bandwidth points of WRITE (a byte stream has no
 # READ or SEND) and no latency or memory points.
 set -euo pipefail
@@ -23,6 +25,15 @@ echo "cat=ceiling test=write_bw size=65536 qps=1 loss=0 rep=1"
 if [ "$profile" = demo ]; then	# make demo: lossless and 1 %, 4 QPs
 	for l in 0 1; do
 		echo "cat=loss test=write_bw size=65536 qps=4 loss=$l dur=10 rep=1"
+	done
+	exit 0
+fi
+if [ "$profile" = bottleneck ]; then
+	for ((r = 1; r <= reps; r++)); do
+		for l in 0 0.1 1 10; do
+			echo "cat=loss test=write_bw size=65536 qps=1 loss=$l rep=$r"
+			[ $rdma = 1 ] && echo "cat=ops test=send_bw size=65536 qps=1 loss=$l rep=$r"
+		done
 	done
 	exit 0
 fi
@@ -48,7 +59,7 @@ standard) losses="0 0.1 1 5 10"; qps4="4"; ops_losses="0 1"; sizes_losses="0 1";
        memqps=1000; bh="pre=4 hole=5 post=6" ;;
 full) losses="0 0.1 1 5 10"; qps4="4"; ops_losses="0 0.1 1 5 10"; sizes_losses="0 0.1 1 5 10"
       iters=1000; memqps=1000; bh="pre=5 hole=8 post=8" ;;
-*) echo "unknown profile $profile (smoke|quick|standard|full)" >&2; exit 2 ;;
+*) echo "unknown profile $profile (smoke|quick|standard|full|demo|bottleneck)" >&2; exit 2 ;;
 esac
 
 for ((r = 1; r <= reps; r++)); do

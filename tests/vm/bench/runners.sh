@@ -18,7 +18,8 @@ bench_up() {
 	wire_modules || return 1
 	case $t in
 	metaroce)
-		mro_install && modprobe metaroce || return 1
+		# shellcheck disable=SC2086 # a list of NAME=VALUE words
+		mro_install && modprobe metaroce ${BENCH_MRO_PARAMS:-} || return 1
 		rdma link add mr0 type metaroce netdev eth0 || return 1
 		mro_wait_state mr0 ACTIVE || return 1
 		dev=mr0 port=4796 ;;

@@ -36,6 +36,7 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, bool response)
 	if (t->state == MRO_TX_LOST)
 		qp->lost--;
 	t->state = MRO_TX_ACKED;
+	mro_cc_slot_acked(qp);	/* the window counts what is in flight */
 	/*
 	 * A resent PSN may have arrived by its first transmission while the
 	 * last one is still on its way: crediting that one's path would
@@ -63,6 +64,7 @@ static void mro_advance_una(struct mro_qp *qp)
 	while (qp->snd_una != qp->snd_nxt &&
 	       mro_slot(qp, qp->snd_una)->state == MRO_TX_ACKED) {
 		qp->snd_una++;
+		mro_cc_una_passed(qp);
 		moved = true;
 	}
 	if (moved) {

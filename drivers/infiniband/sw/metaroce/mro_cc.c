@@ -36,6 +36,7 @@ void mro_cc_init(struct mro_cc *cc, const struct mro_cc_ops *ops,
 	cc->p = p;
 	cc->alpha = MRO_CC_ONE;
 	mro_minrtt_reset(&cc->minrtt);
+	cc->target_us = mro_cc_target(cc);
 	ops->init(cc);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_init);
@@ -49,6 +50,51 @@ u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp)
 		       (u64)hi << MRO_CC_FP_SHIFT);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_clamp);
+
+u32 mro_cc_target(const struct mro_cc *cc)
+{
+	const struct mro_cc_params *p = cc->p;
+	u32 base = max_t(u32, p->target_delay_us, 1);
+	u32 hi = max(p->target_max_us, base);
+	u64 t = base + div_u64((u64)cc->rttvar_us * p->target_var_pct, 100);
+
+	return min_t(u64, t, hi);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_target);
+
+bool mro_cc_round(struct mro_cc *cc, const struct mro_cc_sample *s)
+{
+	if (!cc->round_valid) {
+		cc->round_valid = true;
+		cc->round_start_us = s->now_us;
+		cc->round_sampled = false;
+	}
+	if (s->rtt_us) {
+		cc->round_min_us = cc->round_sampled ?
+				   min(cc->round_min_us, s->delay_us) :
+				   s->delay_us;
+		cc->round_sampled = true;
+	}
+	if (s->now_us - cc->round_start_us < max_t(u32, cc->srtt_us, 1))
+		return false;
+	cc->target_us = mro_cc_target(cc);
+	/* a round without a sample says nothing: no queue, no cut */
+	cc->round_delay_us = cc->round_sampled ? cc->round_min_us : 0;
+	cc->delay_high = cc->round_sampled &&
+			 cc->round_delay_us > cc->target_us;
+	cc->round_start_us = s->now_us;
+	cc->round_sampled = false;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_round);
+
+u32 mro_cc_pipe(u32 outstanding, u32 sacked, u32 lost)
+{
+	u64 gone = (u64)sacked + lost;
+
+	return gone >= outstanding ? 0 : outstanding - (u32)gone;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_pipe);
 
 unsigned int mro_cc_make_sample(struct mro_cc *cc, u32 now_us, u32 ts_echo,
 				u16 ecn_ce, u32 acked, u32 inflight,

@@ -21,12 +21,16 @@
 #define MRO_CC_MINRTT_WIN_US	(10 * 1000 * 1000)
 #define MRO_CC_RTT_MAX_US	(10 * 1000 * 1000)	/* saner samples only */
 #define MRO_CC_ECN_SLACK	64	/* marks beyond acked + in flight */
+#define MRO_CC_TARGET_VAR_PCT	200	/* target += 2 x rttvar ... */
+#define MRO_CC_TARGET_MAX_US	50000	/* ... up to 50 ms in all */
 #define MRO_PACE_BURST_PKTS	4
 #define MRO_PACE_MAX_GAP_NS	1000000000ULL
 
 /* tunables of one device; units in the names */
 struct mro_cc_params {
-	u32 target_delay_us;
+	u32 target_delay_us;	/* base target */
+	u32 target_var_pct;	/* + this % of rttvar (0: fixed target) */
+	u32 target_max_us;	/* bound of the adaptive target */
 	u32 min_cwnd;		/* packets */
 	u32 max_cwnd;		/* packets */
 	u32 ai;			/* packets per RTT */
@@ -79,6 +83,15 @@ struct mro_cc {
 	u32 cwnd_fp;		/* packets << MRO_CC_FP_SHIFT */
 	u32 ssthresh;		/* packets */
 	u32 srtt_us;		/* the QP's smoothed RTT, fed by the glue */
+	u32 rttvar_us;		/* and its RTT variation */
+	/* delay signal: the smallest queueing delay seen in one round (srtt) */
+	u32 round_start_us;
+	u32 round_min_us;
+	bool round_sampled;	/* round_min_us holds a sample */
+	bool round_valid;
+	bool delay_high;	/* the last round stayed above the target */
+	u32 round_delay_us;	/* the last round's minimum */
+	u32 target_us;		/* the last effective target (telemetry) */
 	u32 last_dec_us;
 	bool dec_valid;
 	bool congested;		/* the last sample showed ECN or delay */
@@ -105,6 +118,27 @@ void mro_cc_init(struct mro_cc *cc, const struct mro_cc_ops *ops,
 		 const struct mro_cc_params *p);
 /* the window clamped to the parameters, in packets */
 u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp);
+
+/*
+ * The delay target: the base target plus target_var_pct % of the RTT
+ * variation, at most target_max_us (never below the base).  A noisy path
+ * (virtual machines, busy hosts) needs a target above its noise, a quiet
+ * one keeps the base.
+ */
+u32 mro_cc_target(const struct mro_cc *cc);
+/*
+ * Fold a sample's delay into the current round; at the end of a round
+ * (one srtt) set delay_high from the round's minimum and return true.
+ * The minimum filters noise: a single late sample is not a queue, a queue
+ * delays every packet of the round.
+ */
+bool mro_cc_round(struct mro_cc *cc, const struct mro_cc_sample *s);
+/*
+ * Packets really in the network: sent and not acknowledged (@outstanding),
+ * minus those SACKed above a hole and those declared lost (RFC 6675's
+ * pipe; a retransmission puts a lost one back).  Saturates at 0.
+ */
+u32 mro_cc_pipe(u32 outstanding, u32 sacked, u32 lost);
 
 enum mro_cc_feedback {
 	MRO_CC_FB_OK = 0,

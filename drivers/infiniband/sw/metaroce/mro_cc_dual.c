@@ -3,7 +3,8 @@
  * metaroce congestion control algorithms.
  *
  * "dual": a window driven by queueing delay (RTT above the windowed
- * minimum) against a target and by ECN marks echoed by the receiver:
+ * minimum; per round, the round's smallest sample) against a target that
+ * adapts to the RTT variation, and by ECN marks echoed by the receiver:
  * slow start until the first signal, additive increase below the target,
  * one multiplicative decrease per RTT on ECN or delay, sized by the larger
  * of the delay excess and the DCTCP-style ECN fraction.  Loss alone does not
@@ -54,7 +55,7 @@ static bool mro_dual_decrease(struct mro_cc *cc, u32 now_us, u32 delay_us,
 			      bool ecn)
 {
 	const struct mro_cc_params *p = cc->p;
-	u32 target = max_t(u32, p->target_delay_us, 1);
+	u32 target = max_t(u32, cc->target_us, 1);
 	u64 f = 0;
 
 	if (cc->dec_valid &&
@@ -78,8 +79,8 @@ static bool mro_dual_decrease(struct mro_cc *cc, u32 now_us, u32 delay_us,
 static void mro_dual_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s)
 {
 	const struct mro_cc_params *p = cc->p;
-	bool delayed = s->rtt_us && s->delay_us > p->target_delay_us;
 	u32 cw = mro_cc_pkts(cc);
+	bool round_end;
 	u64 inc;
 
 	mro_dual_alpha(cc, s);
@@ -87,13 +88,20 @@ static void mro_dual_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s)
 		cc->last_delay_us = s->delay_us;
 	if (s->acked)
 		cc->timeouts = 0;
-	cc->congested = s->ecn || delayed;
-	if (cc->congested) {
-		mro_dual_decrease(cc, s->now_us, delayed ? s->delay_us : 0,
+	/*
+	 * Delay counts once per round, by the round's smallest sample
+	 * against the adaptive target (mro_cc_round()); ECN counts at once.
+	 * While the last round stayed above the target the window holds.
+	 */
+	round_end = mro_cc_round(cc, s);
+	cc->congested = s->ecn || cc->delay_high;
+	if (s->ecn || (round_end && cc->delay_high)) {
+		mro_dual_decrease(cc, s->now_us,
+				  cc->delay_high ? cc->round_delay_us : 0,
 				  s->ecn);
 		return;
 	}
-	if (!s->acked)
+	if (!s->acked || cc->congested)
 		return;
 	if (cw < cc->ssthresh)
 		inc = (u64)min_t(u32, s->acked, cc->ssthresh - cw) <<
@@ -108,7 +116,9 @@ static void mro_dual_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s)
 static void mro_dual_on_loss(struct mro_cc *cc, u32 now_us, u32 lost)
 {
 	if (lost && cc->congested)
-		mro_dual_decrease(cc, now_us, cc->last_delay_us, true);
+		mro_dual_decrease(cc, now_us,
+				  cc->delay_high ? cc->round_delay_us : 0,
+				  true);
 }
 
 static void mro_dual_on_timeout(struct mro_cc *cc, u32 now_us)

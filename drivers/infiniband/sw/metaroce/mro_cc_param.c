@@ -15,33 +15,37 @@
 
 static struct mro_cc_params mro_cc_defaults = {
 	.target_delay_us = 500,
+	.target_var_pct = MRO_CC_TARGET_VAR_PCT,
+	.target_max_us = MRO_CC_TARGET_MAX_US,
 	.min_cwnd = 2,
 	.max_cwnd = MRO_CC_MAX_CWND,
 	.ai = 1,
 	.beta_pct = 80,
 	.pace_gain_pct = 200,
-	.credits = 0,
+	.credits = 1,
 	.credit_budget = 256,
 	.credit_quantum = 16,
 	.spec_window = 32,
 	.credit_idle_us = 2000,
 };
 
-static char mro_cc_algo[16] = "off";
+static char mro_cc_algo[16] = "dual";
 module_param_string(cc_algo, mro_cc_algo, sizeof(mro_cc_algo), 0644);
-MODULE_PARM_DESC(cc_algo, "congestion control of new devices: dual (delay + ECN) or off (default off)");
+MODULE_PARM_DESC(cc_algo, "congestion control of new devices: dual (delay + ECN) or off (default dual)");
 
 #define MRO_CC_PARAM(field, desc)					\
 	module_param_named(cc_##field, mro_cc_defaults.field, uint, 0644); \
 	MODULE_PARM_DESC(cc_##field, desc)
 
 MRO_CC_PARAM(target_delay_us, "queueing delay target in us (default 500)");
+MRO_CC_PARAM(target_var_pct, "delay target grows by this % of rttvar, 0 = fixed (default 200)");
+MRO_CC_PARAM(target_max_us, "largest adaptive delay target in us (default 50000)");
 MRO_CC_PARAM(min_cwnd, "smallest congestion window in packets (default 2)");
 MRO_CC_PARAM(max_cwnd, "largest congestion window in packets (default 16384)");
 MRO_CC_PARAM(ai, "additive increase in packets per RTT (default 1)");
 MRO_CC_PARAM(beta_pct, "delay decrease gain in percent (default 80)");
 MRO_CC_PARAM(pace_gain_pct, "pacing rate in percent of cwnd per RTT, 0 = no pacing (default 200)");
-MRO_CC_PARAM(credits, "receiver credits: 1 on, 0 grant the whole window (default 0)");
+MRO_CC_PARAM(credits, "receiver credits: 1 on, 0 grant the whole window (default 1)");
 MRO_CC_PARAM(credit_budget, "receiver credit pool in packets, ~ link BDP (default 256)");
 MRO_CC_PARAM(credit_quantum, "smallest credit share in packets (default 16)");
 MRO_CC_PARAM(spec_window, "packets a new sender sends before its first grant (default 32)");
@@ -57,6 +61,8 @@ struct mro_cc_knob {
 static const struct mro_cc_knob mro_cc_knobs[] = {
 #define K(f, lo, hi) { #f, offsetof(struct mro_cc_params, f), lo, hi }
 	K(target_delay_us, 1, 1000000),
+	K(target_var_pct, 0, 1000),
+	K(target_max_us, 1, 1000000),
 	K(min_cwnd, 1, 1024),
 	K(max_cwnd, 1, MRO_CC_MAX_CWND),
 	K(ai, 1, 1024),

@@ -84,12 +84,20 @@ static void mro_cc_send_credit(struct mro_qp *qp, u32 grant,
 	mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_SENT, 1);
 }
 
+#define MRO_CC_IDLE_MAX_US	1000000
+
+/*
+ * The credit timer's interval: credit_idle_us, or more when this QP has
+ * shown it is longer between its sender's packets (a sender that came
+ * back after a CREDIT was not idle: its RTT is longer than the interval).
+ */
 static void mro_cc_credit_arm(struct mro_qp *qp)
 {
-	u32 us = READ_ONCE(mro_cc_p(qp)->credit_idle_us);
+	u32 us = max(READ_ONCE(mro_cc_p(qp)->credit_idle_us), qp->cc.idle_us);
 
 	hrtimer_start(&qp->cc.credit_timer,
-		      ns_to_ktime((u64)max(us, 100U) * NSEC_PER_USEC),
+		      ns_to_ktime((u64)clamp(us, 100U, MRO_CC_IDLE_MAX_US) *
+				  NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
 }
 
@@ -115,6 +123,11 @@ static enum hrtimer_restart mro_cc_credit_fire(struct hrtimer *t)
 		goto unlock;
 	}
 	if (rx->seen) {
+		/* silent for one interval, then back: the interval is short */
+		if (rx->idle)
+			qp->cc.idle_us = min(2 * max(qp->cc.idle_us,
+						     READ_ONCE(mro_cc_p(qp)->credit_idle_us)),
+					     (u32)MRO_CC_IDLE_MAX_US);
 		rx->seen = false;
 		rx->idle = 0;
 		mro_cc_credit_arm(qp);
@@ -162,6 +175,7 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 	case IB_QPS_RTR:
 		mro_credit_rx_release(&d->pool, &c->crx);
 		mro_credit_rx_reset(&c->crx, qp->rxwin.base);
+		c->idle_us = 0;
 		break;
 	case IB_QPS_RTS:
 		if (c->on)
@@ -174,6 +188,7 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 				   qp->txwin);
 		c->pace_rate = 0;
 		c->pace_next_ns = 0;
+		c->sacked = 0;
 		c->on = true;
 		break;
 	case IB_QPS_RESET:
@@ -187,26 +202,18 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 	}
 }
 
-bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
+/* PSNs in the network (mro_cc_pipe()) */
+static u32 mro_cc_qp_pipe(struct mro_qp *qp)
+{
+	return mro_cc_pipe(mro_inflight(qp), qp->cc.sacked, qp->lost);
+}
+
+/* the pacing clock; false (and the timer armed) when it has not come */
+static bool mro_cc_pace_ok(struct mro_qp *qp)
 {
 	struct mro_cc_qp *c = &qp->cc;
-	u32 inflight = mro_inflight(qp);
 	u64 now;
 
-	if (!c->on)
-		return true;
-	/* an empty pipe always takes one step: nothing can stall a QP */
-	if (inflight && inflight + npsn > c->cc.ops->cwnd(&c->cc)) {
-		mro_count(qp->dev->stats, MRO_CNT_CC_CWND_LIMITED, 1);
-		return false;
-	}
-	if (mro_credit_tx_avail(&c->ctx, qp->snd_nxt) < npsn) {
-		if (inflight) {
-			mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_LIMITED, 1);
-			return false;
-		}
-		mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_PROBE, 1);
-	}
 	if (!c->pace_rate)
 		return true;
 	now = ktime_get_ns();
@@ -217,6 +224,67 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 			      HRTIMER_MODE_ABS_SOFT);
 	mro_count(qp->dev->stats, MRO_CNT_CC_PACE_DEFERRED, 1);
 	return false;
+}
+
+/* @npsn more PSNs fit the window; an empty pipe always takes one step */
+static bool mro_cc_window_ok(struct mro_qp *qp, u32 pipe, u32 npsn)
+{
+	struct mro_cc_qp *c = &qp->cc;
+
+	if (!pipe || pipe + npsn <= c->cc.ops->cwnd(&c->cc))
+		return true;
+	mro_count(qp->dev->stats, MRO_CNT_CC_CWND_LIMITED, 1);
+	return false;
+}
+
+bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	u32 pipe;
+
+	if (!c->on)
+		return true;
+	pipe = mro_cc_qp_pipe(qp);
+	if (!mro_cc_window_ok(qp, pipe, npsn))
+		return false;
+	if (mro_credit_tx_avail(&c->ctx, qp->snd_nxt) < npsn) {
+		if (pipe) {
+			mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_LIMITED, 1);
+			return false;
+		}
+		mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_PROBE, 1);
+	}
+	return mro_cc_pace_ok(qp);
+}
+
+/*
+ * A retransmission replaces a packet that left the pipe (qp->lost): it
+ * takes a place in the window and on the pacing clock like a new one,
+ * but no credit (its PSN was granted before).  The first resend after
+ * an RTO goes regardless.
+ */
+bool mro_cc_may_retx(struct mro_qp *qp)
+{
+	if (!qp->cc.on)
+		return true;
+	/* the pipe may be full of packets lost unseen: never stall an RTO */
+	if (qp->cc.rto_retx) {
+		qp->cc.rto_retx = false;
+		return true;
+	}
+	return mro_cc_window_ok(qp, mro_cc_qp_pipe(qp), 1) &&
+	       mro_cc_pace_ok(qp);
+}
+
+void mro_cc_slot_acked(struct mro_qp *qp)
+{
+	qp->cc.sacked++;
+}
+
+void mro_cc_una_passed(struct mro_qp *qp)
+{
+	if (qp->cc.sacked)
+		qp->cc.sacked--;
 }
 
 /*
@@ -231,7 +299,7 @@ bool mro_cc_ack_req(struct mro_qp *qp, u32 psn)
 
 	if (!c->on)
 		return false;
-	return after - qp->snd_una + MRO_CC_ACK_EVERY >
+	return mro_cc_qp_pipe(qp) + 1 + MRO_CC_ACK_EVERY >
 	       c->cc.ops->cwnd(&c->cc) ||
 	       mro_credit_tx_avail(&c->ctx, after) < MRO_CC_ACK_EVERY;
 }
@@ -268,6 +336,7 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 	}
 	dec = c->cc.decreases;
 	c->cc.srtt_us = qp->srtt_us;
+	c->cc.rttvar_us = qp->rttvar_us;
 	bad = mro_cc_make_sample(&c->cc, now, a->ts_echo, a->ecn_ce,
 				 qp->snd_una - old_una, mro_inflight(qp), &s);
 	if (bad & MRO_CC_FB_BAD_ECN)
@@ -294,6 +363,7 @@ void mro_cc_timeout(struct mro_qp *qp)
 
 	if (!c->on)
 		return;
+	c->rto_retx = true;
 	c->cc.ops->on_timeout(&c->cc, mro_now_us());
 	if (c->cc.decreases != dec)
 		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,

@@ -33,6 +33,9 @@ struct mro_cc_qp {
 	struct mro_cc cc;
 	struct mro_credit_tx ctx;	/* requester: our grant */
 	struct mro_credit_rx crx;	/* responder: what we granted */
+	u32 sacked;			/* acknowledged PSNs past snd_una */
+	bool rto_retx;			/* an RTO's resend skips the window */
+	u32 idle_us;			/* responder: credit timer interval */
 	u64 pace_next_ns;
 	u64 pace_rate;			/* bytes/s, 0: unpaced */
 	struct hrtimer pace_timer;
@@ -55,7 +58,11 @@ bool mro_cc_skb_ce(struct sk_buff *skb);
 
 /* requester (qp->lock held) */
 bool mro_cc_may_send(struct mro_qp *qp, u32 npsn);
+bool mro_cc_may_retx(struct mro_qp *qp);
 void mro_cc_sent(struct mro_qp *qp, u32 bytes);
+/* a tx slot became acknowledged; snd_una moved past an acknowledged one */
+void mro_cc_slot_acked(struct mro_qp *qp);
+void mro_cc_una_passed(struct mro_qp *qp);
 bool mro_cc_ack_req(struct mro_qp *qp, u32 psn);
 void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 		u32 old_lost);

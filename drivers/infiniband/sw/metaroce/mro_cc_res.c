@@ -2,8 +2,8 @@
 /*
  * metaroce congestion control telemetry for `rdma resource show qp -dd`:
  * the QP's algorithm, window, credit (as sender and as receiver), ECN
- * marks, last delay sample, minimum RTT, pacing rate and decreases, as
- * many of them as the netlink message still has room for.
+ * marks, last delay sample and target, minimum RTT, pacing rate and
+ * decreases, as many of them as the netlink message still has room for.
  */
 #include <net/netlink.h>
 #include <rdma/restrack.h>
@@ -26,6 +26,7 @@ struct mro_cc_snap {
 	u32 ecn_rcvd;
 	u64 ecn_echoed;
 	u32 delay_us;
+	u32 target_us;
 	u32 min_rtt_us;
 	u64 pace_rate;
 	u32 decreases;
@@ -45,6 +46,7 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
 		s.credit_avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
 		s.ecn_echoed = c->cc.ecn_total;
 		s.delay_us = c->cc.last_delay_us;
+		s.target_us = c->cc.target_us;
 		s.min_rtt_us = mro_minrtt_get(&c->cc.minrtt);
 		s.pace_rate = c->pace_rate;
 		s.decreases = c->cc.decreases;
@@ -69,6 +71,8 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
 	    rdma_nl_put_driver_u64(msg, "ecn_echoed", s.ecn_echoed) ||
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "delay_us", s.delay_us) ||
+	    !mro_cc_room(msg) ||
+	    rdma_nl_put_driver_u32(msg, "target_us", s.target_us) ||
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_string(msg, "cc", s.algo) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "min_rtt_us", s.min_rtt_us) ||

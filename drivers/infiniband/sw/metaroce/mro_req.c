@@ -577,6 +577,8 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 
 		if (t->state != MRO_TX_LOST)
 			continue;
+		if (!mro_cc_may_retx(qp))	/* cwnd, pacing */
+			break;
 		s = mro_swqe_at(qp, t->swqe);
 		qp->lost--;
 		mro_qp_count(qp, MRO_CNT_RETRANSMITS, 1);
@@ -586,6 +588,7 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 			mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
 			return sent;
 		}
+		mro_cc_sent(qp, t->len);
 		sent++;
 	}
 	return sent;
