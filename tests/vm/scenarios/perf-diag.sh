@@ -34,7 +34,7 @@ up() {
 		lab_check "$1-link-add" rdma link add rxe0 type rxe netdev eth0 || return 1
 		dev=rxe0 ;;
 	esac
-	gid=$(lab_gid_index $dev)
+	gid=$(lab_gid_index "$dev")
 }
 
 # down KIND: remove the device and the module
@@ -50,12 +50,12 @@ down() {
 # snap FILE: every counter of interest, "name value" lines
 snap() {
 	{
-		for f in /sys/class/infiniband/$dev/ports/1/hw_counters/*; do
+		for f in "/sys/class/infiniband/$dev/ports/1/hw_counters"/*; do
 			[ -f "$f" ] && echo "hw.${f##*/} $(cat "$f")"
 		done
 		nstat -saz 2>/dev/null | awk 'NR > 1 && $1 ~ /^(Udp|Ip|IpExt)/ { print "snmp." $1, $2 }'
-		local d=0 sq=0 x y z
-		while read -r x y z _; do
+		local d=0 sq=0 y z
+		while read -r _ y z _; do
 			d=$((d + 16#$y)) sq=$((sq + 16#$z))
 		done </proc/net/softnet_stat
 		echo "softnet.dropped $d"
@@ -101,7 +101,7 @@ while read -r label kind mod; do
 		port=$((port + 1))
 		# shellcheck disable=SC2086 # netem options are words
 		qdisc $netem
-		args=(-d $dev -x "$gid" -s "$size" -D "$dur" --margin 1 -F -u 16 -p $port)
+		args=(-d "$dev" -x "$gid" -s "$size" -D "$dur" --margin 1 -F -u 16 -p "$port")
 		lab_barrier "pre-$label-$name" || exit 1
 		snap "/tmp/lab/$name.0"
 		if [ "$ROLE" = a ]; then
@@ -137,4 +137,4 @@ while read -r label kind mod; do
 	lab_barrier "down-$label" || exit 1
 done <"$runs"
 lab_check dmesg-clean bash -c "! dmesg | grep -E '$MRO_DMESG_BAD'"
-lab_barrier done
+lab_barrier finished
