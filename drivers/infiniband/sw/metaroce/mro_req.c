@@ -335,7 +335,8 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	if (retx)
 		hdr.flags |= METAROCE_F_RETX;
 	if (mro_cc_ack_req(qp, psn) ||	/* the window closes: ask now */
-	    psn + 1 - qp->snd_una >= qp->txwin)
+	    (qp->ibqp.qp_type == IB_QPT_RC &&
+	     psn + 1 - qp->snd_una >= qp->txwin))
 		hdr.flags |= METAROCE_F_ACK_REQ;
 
 	switch (hdr.opcode) {
