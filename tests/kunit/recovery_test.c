@@ -53,6 +53,30 @@ static void sack_walk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, want);
 }
 
+/* the loss scan stops at the highest delivered PSN, or a late resend */
+static void loss_scan_end(struct kunit *test)
+{
+	u32 una = 0xfffffff0U, nxt = 0x100;
+
+	/* nothing beyond una delivered: nothing to scan */
+	KUNIT_EXPECT_EQ(test, mro_loss_scan_end(una, nxt, una, una), una);
+	/* up to the highest PSN delivered */
+	KUNIT_EXPECT_EQ(test, mro_loss_scan_end(una, nxt, 0x20, una), 0x20U);
+	/* a resend or probe that left later: up to snd_nxt at that time */
+	KUNIT_EXPECT_EQ(test, mro_loss_scan_end(una, nxt, 0x20, 0x80), 0x80U);
+	KUNIT_EXPECT_EQ(test, mro_loss_scan_end(una, nxt, 0x90, 0x80), 0x90U);
+	/* a stale hint (before una, or from before a wrap) is ignored */
+	KUNIT_EXPECT_EQ(test, mro_loss_scan_end(una, nxt, 0x20, 0x80000000U),
+			0x20U);
+	KUNIT_EXPECT_EQ(test, mro_loss_scan_end(una, nxt, 0x20, una - 5),
+			0x20U);
+	/* never outside [una, nxt] */
+	KUNIT_EXPECT_EQ(test, mro_loss_scan_end(una, nxt, 0x200, una), nxt);
+	KUNIT_EXPECT_EQ(test, mro_loss_scan_end(una, nxt, una - 3, una), una);
+	KUNIT_EXPECT_EQ(test, mro_loss_scan_end(una, una, una + 9, una + 9),
+			una);
+}
+
 static void ack_bounds(struct kunit *test)
 {
 	u32 una = 0xfffffff0U, nxt = 0x10;
@@ -289,6 +313,25 @@ static void rto_compute(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_pto(0xffffffffU, 0xffffffffU), 0U);
 }
 
+/* an RTO resends besides the oldest PSN only those old when it was due */
+static void rto_old_psns(struct kunit *test)
+{
+	u32 due = 0x10, rto = 1000;
+
+	/* sent 4 RTOs or more before the timer was due: old */
+	KUNIT_EXPECT_FALSE(test, mro_rto_recent(due, due - 4 * rto, rto));
+	KUNIT_EXPECT_FALSE(test, mro_rto_recent(due, due - 9 * rto, rto));
+	/* younger: recent, however late the timer runs (due, not now) */
+	KUNIT_EXPECT_TRUE(test, mro_rto_recent(due, due - 4 * rto + 1, rto));
+	KUNIT_EXPECT_TRUE(test, mro_rto_recent(due, due, rto));
+	/* sent after it was due (clock races): recent */
+	KUNIT_EXPECT_TRUE(test, mro_rto_recent(due, due + 5, rto));
+	/* a huge RTO does not overflow */
+	KUNIT_EXPECT_TRUE(test, mro_rto_recent(due, due - 0x7fffffffU,
+					       0xffffffffU));
+	KUNIT_EXPECT_FALSE(test, mro_rto_recent(due, due - 0x7fffffffU, 1));
+}
+
 /* a transmission on @p is lost */
 static bool lose(struct mro_pathset *ps, u16 p, bool timeout)
 {
@@ -497,6 +540,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(sack_next),
 	KUNIT_CASE(sack_walk),
 	KUNIT_CASE(ack_bounds),
+	KUNIT_CASE(loss_scan_end),
 	KUNIT_CASE(loss_per_path),
 	KUNIT_CASE(loss_reorder_fallback),
 	KUNIT_CASE(loss_resend_guard),
@@ -504,6 +548,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(loss_adversarial),
 	KUNIT_CASE(rtt_update),
 	KUNIT_CASE(rto_compute),
+	KUNIT_CASE(rto_old_psns),
 	KUNIT_CASE(score_and_retire),
 	KUNIT_CASE(retire_probe_revive),
 	KUNIT_CASE(sched_retx_and_retired),

@@ -29,6 +29,41 @@ static void psn_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_seq_max(3, 0xfffffff0U), 3U);
 }
 
+/* silly-window avoidance: a closed window reopens only 1/8 free */
+static void send_window(struct kunit *test)
+{
+	bool closed = false;
+
+	/* open window: anything that fits goes */
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(0, 512, 1, 8, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(511, 512, 1, 8, &closed));
+	KUNIT_EXPECT_FALSE(test, closed);
+	/* full: closes */
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(512, 512, 1, 8, &closed));
+	KUNIT_EXPECT_TRUE(test, closed);
+	/* a few PSNs acknowledged do not reopen it */
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(511, 512, 1, 8, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(449, 512, 1, 8, &closed));
+	KUNIT_EXPECT_TRUE(test, closed);
+	/* an eighth free does */
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(448, 512, 1, 8, &closed));
+	KUNIT_EXPECT_FALSE(test, closed);
+	/* and then it fills to the last PSN again */
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(511, 512, 1, 8, &closed));
+	/* a request larger than an eighth waits for its own room */
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(500, 512, 100, 8, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(413, 512, 100, 8, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(412, 512, 100, 8, &closed));
+	/* an empty pipe always sends what fits */
+	closed = true;
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(0, 64, 1, 8, &closed));
+	/* more out than the window (a shrunk window) waits, no underflow */
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(600, 512, 1, 8, &closed));
+	/* without a reopen fraction: the old rule, any room reopens */
+	closed = true;
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(511, 512, 1, 0, &closed));
+}
+
 static void rxwin_in_order(struct kunit *test)
 {
 	struct mro_rxwin w;
@@ -215,6 +250,7 @@ static void paths_rtt(struct kunit *test)
 
 static struct kunit_case metaroce_transport_cases[] = {
 	KUNIT_CASE(psn_wrap),
+	KUNIT_CASE(send_window),
 	KUNIT_CASE(rxwin_in_order),
 	KUNIT_CASE(rxwin_out_of_order),
 	KUNIT_CASE(rxwin_wrap),

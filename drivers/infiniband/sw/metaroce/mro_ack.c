@@ -94,22 +94,28 @@ static void mro_detect_loss(struct mro_qp *qp)
 		.reorder = mro_loss_reorder(qp->paths.n),
 		.guard_us = qp->srtt_us,
 	};
+	u32 end = mro_loss_scan_end(qp->snd_una, qp->snd_nxt,
+				    qp->highest_acked, qp->late_tx_end);
 	u32 psn;
 
-	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
+	/* a lossless window has nothing before highest_acked to look at */
+	for (psn = qp->snd_una; mro_seq_before(psn, end); psn++) {
 		struct mro_txslot *t = mro_slot(qp, psn);
-		bool on_path = t->on_path && t->path < qp->paths.n;
-		struct mro_loss_pkt pkt = {
+		struct mro_loss_pkt pkt;
+		struct mro_path *p;
+		bool on_path;
+
+		if (t->state != MRO_TX_SENT)
+			continue;
+		on_path = t->on_path && t->path < qp->paths.n;
+		pkt = (struct mro_loss_pkt){
 			.psn = psn,
 			.sent_us = t->sent_us,
 			.path_seq = t->path_seq,
 			.on_path = on_path,
 			.retx = t->retx,
 		};
-		struct mro_path *p = on_path ? &qp->paths.path[t->path] : NULL;
-
-		if (t->state != MRO_TX_SENT)
-			continue;
+		p = on_path ? &qp->paths.path[t->path] : NULL;
 		c.path_acked_next = p ? p->acked_next : 0;
 		c.path_acked_sent_us = p ? p->acked_sent_us : 0;
 		c.srtt_us = p && p->srtt_us ? p->srtt_us : qp->srtt_us;
@@ -165,6 +171,16 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 		s = mro_swqe_of_psn(qp, a->nak_psn);
 		if (!s)
 			break;
+		if (qp->rnr_wait) {
+			/*
+			 * The responder refuses every packet in flight behind
+			 * the first: one wait, one retry, resent from the
+			 * earliest PSN refused.
+			 */
+			if (mro_seq_before(a->nak_psn, qp->rnr_psn))
+				qp->rnr_psn = a->nak_psn;
+			break;
+		}
 		if (qp->rnr_retry != 7 && !qp->rnr_left--) {
 			mro_swqe_fail(qp, s, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
@@ -207,6 +223,24 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 		mro_detect_loss(qp);
 }
 
+/*
+ * A READ or atomic response for @psn of WQE @s was copied into local
+ * memory with result @err: fail the WQE, or acknowledge the PSN.  Returns
+ * whether the PSN was acknowledged.
+ */
+static bool mro_resp_placed(struct mro_qp *qp, struct mro_swqe *s, u32 psn,
+			    int err)
+{
+	if (err) {
+		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
+		return false;
+	}
+	mro_slot_acked(qp, psn, true);
+	qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
+	mro_advance_una(qp);
+	return true;
+}
+
 /* READ response: place it into the WQE's local buffer */
 static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 			      struct sk_buff *skb)
@@ -227,14 +261,8 @@ static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
 			   s->num_sge, t->offset, skb->data + hdr->hdr_len,
 			   t->len, MRO_COPY_TO_MEM, IB_ACCESS_LOCAL_WRITE);
-	if (err) {
-		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
-		return;
-	}
-	mro_slot_acked(qp, hdr->psn, true);
-	qp->highest_acked = mro_seq_max(qp->highest_acked, hdr->psn + 1);
-	mro_advance_una(qp);
-	mro_detect_loss(qp);
+	if (mro_resp_placed(qp, s, hdr->psn, err))
+		mro_detect_loss(qp);
 }
 
 static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
@@ -254,13 +282,7 @@ static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
 	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
 			   s->num_sge, 0, &val, sizeof(val), MRO_COPY_TO_MEM,
 			   IB_ACCESS_LOCAL_WRITE);
-	if (err) {
-		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
-		return;
-	}
-	mro_slot_acked(qp, hdr->psn, true);
-	qp->highest_acked = mro_seq_max(qp->highest_acked, hdr->psn + 1);
-	mro_advance_una(qp);
+	mro_resp_placed(qp, s, hdr->psn, err);
 }
 
 /* a response-direction packet for this QP (lock held) */
@@ -297,8 +319,8 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 {
 	struct mro_qp *qp = container_of(timer, struct mro_qp, rto_timer);
 	struct sk_buff_head out;
-	u32 now = mro_now_us(), psn;
 	bool fired = false;
+	u32 due, psn;
 
 	__skb_queue_head_init(&out);
 	spin_lock(&qp->lock);
@@ -334,15 +356,19 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		qp->retry_left--;
 	/*
 	 * Resend only the oldest PSN still out (and any sent long before):
-	 * the ACKs it brings back (SACK) find the rest.  A timer that fired
-	 * late, e.g. in a descheduled VM, then costs one packet, not a window.
+	 * the ACKs it brings back (SACK) find the rest.  "Long before" counts
+	 * back from when the timer was due, not from now: a timer that fired
+	 * late, e.g. in a descheduled VM whose ACKs still wait to be read,
+	 * then costs one packet, not a window.
 	 */
+	due = mro_seq_before(qp->rto_due_us, mro_now_us()) ? qp->rto_due_us :
+							     mro_now_us();
 	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
 		struct mro_txslot *t = mro_slot(qp, psn);
 
 		if (t->state != MRO_TX_SENT)
 			continue;
-		if (fired && now - t->sent_us < 4 * qp->rto_us)
+		if (fired && mro_rto_recent(due, t->sent_us, qp->rto_us))
 			continue;
 		t->state = MRO_TX_LOST;
 		qp->lost++;

@@ -45,6 +45,18 @@ enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_loss_check);
 
+u32 mro_loss_scan_end(u32 una, u32 nxt, u32 highest_acked, u32 late_end)
+{
+	u32 out = nxt - una, end = highest_acked;
+
+	if (mro_seq_in(late_end, una, out + 1) && mro_seq_after(late_end, end))
+		end = late_end;
+	if (!mro_seq_in(end, una, out + 1))
+		end = mro_seq_before(end, una) ? una : nxt;
+	return end;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_loss_scan_end);
+
 u16 mro_sack_next(const u64 sack[METAROCE_SACK_WORDS], u16 nbits, u16 from)
 {
 	u16 i;

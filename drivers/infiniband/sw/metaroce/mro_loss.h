@@ -68,6 +68,16 @@ enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
 				     const struct mro_loss_pkt *p);
 
 /*
+ * Where a loss scan over [una, nxt) can stop.  Both rules need a
+ * transmission that left after the PSN to have been delivered: by the
+ * reordering rule that is a PSN before @highest_acked; by the per-path
+ * rule, past @highest_acked, only a resend or a probe (a first
+ * transmission that left later has a higher PSN).  @late_end is snd_nxt
+ * when the latest resend or probe left.  Returns a PSN in [una, nxt].
+ */
+u32 mro_loss_scan_end(u32 una, u32 nxt, u32 highest_acked, u32 late_end);
+
+/*
  * SACK consumption.  Bit i of @sack names PSN cum + 1 + i; @nbits comes
  * from the wire and is clamped to METAROCE_SACK_BITS.  Returns the index
  * of the first set bit >= @from, or the (clamped) bit count if none.

@@ -41,4 +41,27 @@ static inline u32 mro_seq_max(u32 a, u32 b)
 	return mro_seq_after(a, b) ? a : b;
 }
 
+/*
+ * The send window: whether @n more PSNs must wait, with @inflight of @win
+ * out.  Silly-window avoidance: a window that closed (*@closed) opens
+ * again only once 1/@reopen of it is free.  Sent into a PSN or two at a
+ * time, every packet would be among the window's last, which ask for an
+ * ACK: one ACK per packet.
+ */
+static inline bool mro_win_wait(u32 inflight, u32 win, u32 n, u32 reopen,
+				bool *closed)
+{
+	u32 room = inflight < win ? win - inflight : 0;
+	u32 need = reopen ? win / reopen : 0;
+
+	if (n > room) {
+		*closed = true;
+		return true;
+	}
+	if (*closed && room < (n > need ? n : need))
+		return true;
+	*closed = false;
+	return false;
+}
+
 #endif /* MRO_PSN_H */

@@ -124,6 +124,13 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 	qp->rmsg = kvcalloc(qp->nmsg, sizeof(*qp->rmsg), GFP_KERNEL);
 	if (!qp->rmsg)
 		return -ENOMEM;
+	/* SGEs as many as a receive WQE of this QP can have, not the most */
+	qp->rmsg_max_sge = max_t(u32, 1, qp->srq ? qp->srq->max_sge :
+					 qp->rq_max_sge);
+	qp->rmsg_sge = kvcalloc(qp->nmsg * qp->rmsg_max_sge,
+				sizeof(*qp->rmsg_sge), GFP_KERNEL);
+	if (!qp->rmsg_sge)
+		return -ENOMEM;
 	qp->ares = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->ares), GFP_KERNEL);
 	if (!qp->ares)
 		return -ENOMEM;
@@ -137,14 +144,16 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 	if (err)
 		return err;
 	qp->paths.sched = mro_dev_sched(qp->dev);
-	return 0;
+	return mro_routes_init(qp);
 }
 
 static void mro_qp_free_all(struct mro_qp *qp)
 {
+	mro_routes_free(qp);
 	mro_paths_free(&qp->paths);
 	kfree(qp->pend);
 	kfree(qp->ares);
+	kvfree(qp->rmsg_sge);
 	kvfree(qp->rmsg);
 	mro_rxwin_free(&qp->rxwin);
 	kvfree(qp->tx);
@@ -347,6 +356,8 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->snd_nxt = qp->snd_una;
 		qp->highest_acked = qp->snd_una;
 		qp->ack_known_end = qp->snd_una;
+		qp->late_tx_end = qp->snd_una;
+		qp->win_closed = false;
 		qp->acked_sent_us = mro_now_us();
 		qp->snd_msn = 0;
 	}

@@ -64,6 +64,8 @@ enum mro_txslot_state {
 	MRO_TX_LOST,		/* declared lost, waiting for retransmission */
 };
 
+struct mro_route;
+
 struct mro_txslot {
 	u32 swqe;		/* SQ index of the WQE */
 	u32 offset;		/* byte offset in the message */
@@ -94,7 +96,10 @@ struct mro_rmsg {
 	u32 length;
 	u32 received;		/* payload bytes placed */
 	u32 imm;
-	struct mro_recv_wqe wqe;
+	/* its receive WQE; the SGEs are in qp->rmsg_sge (mro_rmsg_sge()) */
+	u64 wr_id;
+	u32 wqe_length;
+	u32 num_sge;
 };
 
 /*
@@ -182,9 +187,12 @@ struct mro_qp {
 	u32 rttvar_us;
 	u32 backoff;
 	bool pto_armed;			/* rto_timer is the tail-loss probe */
+	u32 rto_due_us;			/* when rto_timer should fire */
 	bool tlp_done;			/* probed since the last progress */
 	u32 ack_known_end;		/* latest ACK reported PSNs before it */
 	u32 acked_sent_us;		/* latest send time of a delivered PSN */
+	u32 late_tx_end;		/* snd_nxt when a resend/probe last left */
+	bool win_closed;		/* waits for the window to reopen */
 	struct hrtimer rto_timer;
 	struct hrtimer rnr_timer;
 	struct work_struct tx_work;
@@ -196,6 +204,8 @@ struct mro_qp {
 	u32 rcv_msn;			/* next message to complete */
 	u32 nmsg;			/* rmsg ring size (pow2) */
 	struct mro_rmsg *rmsg;
+	struct ib_sge *rmsg_sge;	/* rmsg_max_sge per rmsg */
+	u32 rmsg_max_sge;		/* the RQ's (or SRQ's) max_sge */
 	struct mro_atomic_res *ares;	/* MRO_MAX_RD_ATOM entries */
 	struct mro_pending_req *pend;	/* MRO_NPEND entries */
 	u32 ares_next;
@@ -204,6 +214,8 @@ struct mro_qp {
 
 	/* paths */
 	struct mro_pathset paths;
+	struct mro_route *routes;	/* per path (mro_route.c), connected */
+	u16 nroutes;
 
 	/* this QP's share of the port counters (mro_counter_per_qp()) */
 	atomic64_t stats[MRO_NR_COUNTERS];
@@ -293,6 +305,12 @@ static inline struct ib_sge *mro_swqe_sges(struct mro_qp *qp, u32 idx)
 	return &qp->swqe_sge[(idx & qp->sq->index_mask) * qp->sq_max_sge];
 }
 
+static inline struct ib_sge *mro_rmsg_sge(struct mro_qp *qp,
+					  struct mro_rmsg *m)
+{
+	return &qp->rmsg_sge[(m - qp->rmsg) * qp->rmsg_max_sge];
+}
+
 static inline u32 mro_inflight(struct mro_qp *qp)
 {
 	return qp->snd_nxt - qp->snd_una;
@@ -346,6 +364,14 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 void mro_tx_seal(struct sk_buff *skb);
 void mro_tx_send_list(struct mro_qp *qp, struct sk_buff_head *list);
 u32 mro_now_us(void);
+
+/* mro_route.c: per-path route cache (transmit context only) */
+struct dst_cache;
+int mro_routes_init(struct mro_qp *qp);
+void mro_routes_free(struct mro_qp *qp);
+struct dst_cache *mro_route_cache(struct mro_qp *qp, u16 path,
+				  const struct in6_addr *saddr,
+				  const struct in6_addr *daddr, u16 sport);
 
 /* mro_restrack.c: rdma resource show qp -dd */
 int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

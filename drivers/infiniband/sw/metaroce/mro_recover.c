@@ -70,6 +70,7 @@ static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq,
 	mro_tx_seal(skb);
 	__skb_queue_tail(out, skb);
 	mro_path_sent(&qp->paths, p, 0, false);
+	qp->late_tx_end = qp->snd_nxt;	/* see mro_loss_scan_end() */
 	mro_count(qp->dev->stats, MRO_CNT_PROBES_SENT, 1);
 }
 

@@ -18,6 +18,7 @@ MODULE_PARM_DESC(rto_min_us, "minimum retransmission timeout in microseconds, >=
 
 #define MRO_READ_CHUNK		64	/* response packets per READ_REQ, at most */
 #define MRO_ACK_REQ_EVERY	8
+#define MRO_WIN_REOPEN		8	/* a closed window reopens 1/8 free */
 
 u32 mro_now_us(void)
 {
@@ -322,6 +323,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		/* a different, healthy path than the one that lost it */
 		old_path = mro_slot(qp, psn)->path;
 		path = mro_path_pick_retx(&qp->paths, old_path, &hdr.path_seq);
+		qp->late_tx_end = qp->snd_nxt;
 		trace_mro_retransmit(qp->qpn, psn, old_path, path,
 				     mro_slot(qp, psn)->retx + 1);
 	} else {
@@ -332,7 +334,9 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	hdr.flags = METAROCE_F_ECT;
 	if (retx)
 		hdr.flags |= METAROCE_F_RETX;
-	if (mro_cc_ack_req(qp, psn))	/* the window closes: ask now */
+	if (mro_cc_ack_req(qp, psn) ||	/* the window closes: ask now */
+	    (qp->ibqp.qp_type == IB_QPT_RC &&
+	     psn + 1 - qp->snd_una >= qp->txwin))
 		hdr.flags |= METAROCE_F_ACK_REQ;
 
 	switch (hdr.opcode) {
@@ -443,6 +447,7 @@ void mro_arm_rto(struct mro_qp *qp)
 	qp->pto_armed = pto;
 	if (pto)
 		us = pto;
+	qp->rto_due_us = mro_now_us() + (u32)min_t(u64, us, U32_MAX / 2);
 	hrtimer_start(&qp->rto_timer, ns_to_ktime(us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
 }
@@ -519,7 +524,8 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 				 qp->txwin / 4);
 			len = min_t(u32, n * qp->mtu, s->length - off);
 		}
-		if (rc && mro_inflight(qp) + n > qp->txwin)
+		if (rc && mro_win_wait(mro_inflight(qp), qp->txwin, n,
+				       MRO_WIN_REOPEN, &qp->win_closed))
 			return -1;
 		if (rc && !mro_cc_may_send(qp, n))	/* cwnd, credit, pacing */
 			return -1;

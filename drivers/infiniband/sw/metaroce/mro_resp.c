@@ -103,11 +103,26 @@ static int mro_rq_wqe_for(struct mro_qp *qp, u32 msn, struct mro_recv_wqe *w)
 	return 0;
 }
 
-static int mro_claim_wqe(struct mro_qp *qp, u32 msn, struct mro_recv_wqe *w)
+/* take the receive WQE of message @msn into rmsg @m */
+static int mro_claim_wqe(struct mro_qp *qp, u32 msn, struct mro_rmsg *m)
 {
+	struct mro_recv_wqe w = {};
+	int err;
+
 	if (qp->srq)
-		return mro_srq_take(qp->srq, w);
-	return mro_rq_wqe_for(qp, msn, w);
+		err = mro_srq_take(qp->srq, &w);
+	else
+		err = mro_rq_wqe_for(qp, msn, &w);
+	m->wr_id = w.wr_id;
+	m->wqe_length = w.length;
+	m->num_sge = 0;
+	if (err)
+		return err;
+	if (w.num_sge > qp->rmsg_max_sge)	/* the queue's own check */
+		return -EINVAL;
+	m->num_sge = w.num_sge;
+	memcpy(mro_rmsg_sge(qp, m), w.sge, w.num_sge * sizeof(w.sge[0]));
+	return 0;
 }
 
 static enum ib_wc_opcode mro_recv_wc_opcode(u8 op)
@@ -127,7 +142,7 @@ static void mro_complete_rmsgs(struct mro_qp *qp)
 		if (m->state != MRO_RMSG_DONE || m->msn != qp->rcv_msn ||
 		    !mro_seq_after(qp->rxwin.base, m->last_psn))
 			break;
-		wc.wr_id = m->wqe.wr_id;
+		wc.wr_id = m->wr_id;
 		wc.status = m->status;
 		wc.opcode = mro_recv_wc_opcode(m->opcode);
 		wc.qp = &qp->ibqp;
@@ -164,7 +179,7 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 		return -ERANGE;	/* not trackable yet: sender retransmits */
 	m = &qp->rmsg[msn & (qp->nmsg - 1)];
 	if (m->state == MRO_RMSG_FREE) {
-		err = mro_claim_wqe(qp, msn, &m->wqe);
+		err = mro_claim_wqe(qp, msn, m);
 		if (err == -ENOENT) {
 			mro_nak(qp, hdr, METAROCE_SYN_RNR_NAK, out);
 			return -EAGAIN;
@@ -182,7 +197,7 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 		if (err)
 			m->status = IB_WC_LOC_QP_OP_ERR;
 		else if (hdr->opcode != METAROCE_OP_WRITE_IMM &&
-			 m->length > m->wqe.length)
+			 m->length > m->wqe_length)
 			m->status = IB_WC_LOC_LEN_ERR;
 	} else if (m->msn != msn || m->opcode != hdr->opcode ||
 		   m->length != hdr->msg.length) {
@@ -213,8 +228,9 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 					m->status = IB_WC_REM_ACCESS_ERR;
 			}
 		} else {
-			err = mro_sge_copy(qp->dev, qp->ibqp.pd, m->wqe.sge,
-					   m->wqe.num_sge, hdr->msg.offset,
+			err = mro_sge_copy(qp->dev, qp->ibqp.pd,
+					   mro_rmsg_sge(qp, m), m->num_sge,
+					   hdr->msg.offset,
 					   (void *)payload, hdr->payload_len,
 					   MRO_COPY_TO_MEM,
 					   IB_ACCESS_LOCAL_WRITE);

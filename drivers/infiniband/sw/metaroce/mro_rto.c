@@ -57,3 +57,11 @@ u32 mro_pto(u32 srtt, u32 rto_us)
 	return pto < rto_us ? pto : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_pto);
+
+bool mro_rto_recent(u32 due_us, u32 sent_us, u32 rto_us)
+{
+	s32 age = (s32)(due_us - sent_us);
+
+	return age < 0 || (u64)age < MRO_RTO_OLD * (u64)rto_us;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_rto_recent);

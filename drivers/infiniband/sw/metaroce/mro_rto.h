@@ -39,4 +39,13 @@ u64 mro_rto_backoff(u32 base_us, u32 backoff);
  */
 u32 mro_pto(u32 srtt, u32 rto_us);
 
+/*
+ * When the RTO fires, besides the oldest PSN still out, those sent
+ * MRO_RTO_OLD RTOs before the timer was due (@due_us, not the time it ran:
+ * a late timer must not find the whole window old) are resent.  Whether
+ * the PSN sent at @sent_us is more recent than that.
+ */
+#define MRO_RTO_OLD		4
+bool mro_rto_recent(u32 due_us, u32 sent_us, u32 rto_us);
+
 #endif /* MRO_RTO_H */

@@ -2,12 +2,14 @@
 /*
  * metaroce transmit: build a packet (headers + payload + CRC32C) for a
  * path, then route it with the UDP ports in the flow key (so L4-hash ECMP
- * spreads the paths) in the device's network namespace and send it.
+ * spreads the paths) in the device's network namespace and send it.  A
+ * connected QP's routes are cached per path (mro_route.c).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/dst_cache.h>
 #include <net/inet_ecn.h>
 #include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
@@ -23,8 +25,10 @@ struct mro_skb_cb {
 		__be32 v4;
 	} saddr, daddr;
 	u16 sport;
+	u16 path;
 	u8 family;
 	u8 ect;
+	bool cached;		/* the QP's peer: cache the route per path */
 };
 
 static struct mro_skb_cb *mro_cb(struct sk_buff *skb)
@@ -68,6 +72,8 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 	cb->sport = hdr->path < qp->paths.n ? qp->paths.path[hdr->path].sport :
 		    MRO_SPORT_BASE;
 	cb->ect = !!(hdr->flags & METAROCE_F_ECT);
+	cb->path = hdr->path;
+	cb->cached = av == &qp->av && mro_qp_connected(qp);
 	return skb;
 }
 
@@ -76,10 +82,22 @@ void mro_tx_seal(struct sk_buff *skb)
 	mro_wire_seal(skb->data, skb->len - METAROCE_CRC_LEN);
 }
 
-static int mro_xmit4(struct mro_dev *dev, struct net *net,
-		     struct sk_buff *skb)
+/* the route cache for @skb's path and addresses, if it may use one */
+static struct dst_cache *mro_tx_cache(struct mro_qp *qp, struct sk_buff *skb)
 {
 	struct mro_skb_cb *cb = mro_cb(skb);
+
+	if (!cb->cached)
+		return NULL;
+	return mro_route_cache(qp, cb->path, &cb->saddr.v6, &cb->daddr.v6,
+			       cb->sport);
+}
+
+static int mro_xmit4(struct mro_qp *qp, struct net *net, struct sk_buff *skb)
+{
+	struct dst_cache *dc = mro_tx_cache(qp, skb);
+	struct mro_skb_cb *cb = mro_cb(skb);
+	struct mro_dev *dev = qp->dev;
 	__be16 sport = htons(cb->sport), dport = htons(mro_udp_port);
 	__be32 saddr = cb->saddr.v4, daddr = cb->daddr.v4;
 	u8 tos = cb->ect ? INET_ECN_ECT_0 : 0;
@@ -90,12 +108,20 @@ static int mro_xmit4(struct mro_dev *dev, struct net *net,
 		.fl4_sport = sport,
 		.fl4_dport = dport,
 	};
-	struct rtable *rt;
+	struct rtable *rt = NULL;
 
 	/* a multicast group is reached through our own netdev */
 	if (ipv4_is_multicast(daddr) && dev->ndev)
 		fl.flowi4_oif = dev->ndev->ifindex;
-	rt = ip_route_output_key(net, &fl);
+	local_bh_disable();	/* the cache's per-CPU slot */
+	if (dc)
+		rt = dst_cache_get_ip4(dc, &fl.saddr);
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl);
+		if (!IS_ERR(rt) && dc)
+			dst_cache_set_ip4(dc, &rt->dst, fl.saddr);
+	}
+	local_bh_enable();
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
 	memset(skb->cb, 0, sizeof(skb->cb));
@@ -111,10 +137,11 @@ static int mro_xmit4(struct mro_dev *dev, struct net *net,
 	return 0;
 }
 
-static int mro_xmit6(struct mro_dev *dev, struct net *net,
-		     struct sk_buff *skb)
+static int mro_xmit6(struct mro_qp *qp, struct net *net, struct sk_buff *skb)
 {
+	struct dst_cache *dc = mro_tx_cache(qp, skb);
 	struct mro_skb_cb *cb = mro_cb(skb);
+	struct mro_dev *dev = qp->dev;
 	__be16 sport = htons(cb->sport), dport = htons(mro_udp_port);
 	struct in6_addr saddr = cb->saddr.v6, daddr = cb->daddr.v6;
 	u8 tclass = cb->ect ? INET_ECN_ECT_0 : 0;
@@ -126,13 +153,25 @@ static int mro_xmit6(struct mro_dev *dev, struct net *net,
 		.fl6_sport = sport,
 		.fl6_dport = dport,
 	};
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
 
 	if (!sk || !ipv6_stub->ipv6_dst_lookup_flow)
 		return -EAFNOSUPPORT;
 	if (ipv6_addr_is_multicast(&daddr) && dev->ndev)
 		fl6.flowi6_oif = dev->ndev->ifindex;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+	local_bh_disable();	/* the cache's per-CPU slot */
+#if IS_ENABLED(CONFIG_IPV6)
+	if (dc)
+		dst = dst_cache_get_ip6(dc, &fl6.saddr);
+#endif
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+#if IS_ENABLED(CONFIG_IPV6)
+		if (!IS_ERR(dst) && dc)
+			dst_cache_set_ip6(dc, dst, &fl6.saddr);
+#endif
+	}
+	local_bh_enable();
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
 	memset(skb->cb, 0, sizeof(skb->cb));
@@ -157,9 +196,9 @@ void mro_tx_send_list(struct mro_qp *qp, struct sk_buff_head *list)
 		unsigned int len = skb->len;
 
 		if (mro_cb(skb)->family == AF_INET)
-			err = mro_xmit4(dev, net, skb);
+			err = mro_xmit4(qp, net, skb);
 		else
-			err = mro_xmit6(dev, net, skb);
+			err = mro_xmit6(qp, net, skb);
 		if (err) {
 			mro_qp_count(qp, MRO_CNT_TX_ERR, 1);
 			kfree_skb(skb);

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perf-diag (pair topology): where do packets go on a lossless unshaped wire?
+# Runs short perftest points from b (requester) to a (responder) for every
+# transport of $LAB_FILES/transports (see below) in one boot and, around
+# every point, snapshots on both VMs what could drop or repeat a packet: the
+# transport's port counters, UDP/IP SNMP counters, softnet drops, qdisc
+# drops and the VM's CPU time; prints the deltas that are not zero and
+# records METRICs <label>_<point>_MiBps and the main counters.
+# Optional: $LAB_FILES/points, lines "NAME TEST SIZE DUR [netem options]"
+# (the netem options shape b's egress); $LAB_FILES/qpmem (tools/bench): the
+# kernel memory per RC QP of each transport.
+# shellcheck source=tests/vm/guest/lib.sh
+source "$LAB_LIB"
+# shellcheck source=tests/vm/scenarios/metaroce-lib.sh
+source "$LAB_IN/files/metaroce-lib.sh"
+
+# transports: lines "LABEL KIND [MODULE]" (KIND metaroce | rxe; MODULE a
+# metaroce.ko in $LAB_FILES); every one runs every point, in this order, in
+# one boot: modules built from two trees compare on the same host load.
+runs=$LAB_FILES/transports
+[ -f "$runs" ] || { runs=/tmp/lab/transports; echo "metaroce metaroce metaroce.ko" >"$runs"; }
+modprobe -a ib_uverbs rdma_ucm sch_netem udp_tunnel ip6_udp_tunnel libcrc32c crc32_generic 2>/dev/null
+
+# up LABEL KIND MODULE: load and add the device; sets dev and gid
+up() {
+	case $2 in
+	metaroce)
+		lab_check "$1-insmod" insmod "$LAB_FILES/$3" || return 1
+		lab_check "$1-link-add" rdma link add mr0 type metaroce netdev eth0 || return 1
+		dev=mr0 ;;
+	rxe)
+		lab_check "$1-modprobe" modprobe rdma_rxe || return 1
+		lab_check "$1-link-add" rdma link add rxe0 type rxe netdev eth0 || return 1
+		dev=rxe0 ;;
+	esac
+	gid=$(lab_gid_index "$dev")
+}
+
+# down KIND: remove the device and the module
+down() {
+	rdma link delete "$dev"
+	sleep 1
+	case $1 in
+	metaroce) lab_check "$dev-rmmod" rmmod metaroce ;;
+	rxe) lab_check "$dev-rmmod" rmmod rdma_rxe ;;
+	esac
+}
+
+# snap FILE: every counter of interest, "name value" lines
+snap() {
+	{
+		for f in "/sys/class/infiniband/$dev/ports/1/hw_counters"/*; do
+			[ -f "$f" ] && echo "hw.${f##*/} $(cat "$f")"
+		done
+		nstat -saz 2>/dev/null | awk 'NR > 1 && $1 ~ /^(Udp|Ip|IpExt)/ { print "snmp." $1, $2 }'
+		local d=0 sq=0 y z
+		while read -r _ y z _; do
+			d=$((d + 16#$y)) sq=$((sq + 16#$z))
+		done </proc/net/softnet_stat
+		echo "softnet.dropped $d"
+		echo "softnet.squeezed $sq"
+		tc -s qdisc show dev eth0 | awk '/^qdisc/ { q = $2 } /dropped/ { gsub(",", ""); print "qdisc." q ".dropped", $7; print "qdisc." q ".overlimits", $9; print "qdisc." q ".sent_pkts", $4 }'
+		ip -s -s link show eth0 | awk '/RX:/ { getline; print "link.rx_pkts", $2; print "link.rx_dropped", $4; print "link.rx_over", $5 } /TX:/ { getline; print "link.tx_pkts", $2; print "link.tx_dropped", $4 }'
+		awk '/^cpu / { print "cpu.busy_jiffies", $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+	} >"$1"
+}
+
+# delta A B: the counters that moved
+delta() {
+	awk 'NR == FNR { a[$1] = $2; next } { d = $2 - a[$1]; if (d != 0) print $1, d }' "$1" "$2"
+}
+
+points=$LAB_FILES/points
+[ -f "$points" ] || {
+	points=/tmp/lab/points
+	cat >"$points" <<-EOT
+		write64k write_bw 65536 6
+		write4k write_bw 4096 6
+		send64k send_bw 65536 6
+		send4k send_bw 4096 6
+		reorder64k write_bw 65536 6 delay 4ms reorder 25%
+		btl64k write_bw 65536 6 rate 8mbit limit 30
+	EOT
+}
+
+# qdisc NETEM...: b's data leaves through one FIFO netem (the bench's
+# wire: no fq_codel, whose per-flow queues would reorder the paths)
+qdisc() {
+	tc qdisc del dev eth0 root 2>/dev/null
+	[ "$ROLE" = b ] && tc qdisc add dev eth0 root netem limit 10000 "$@"
+}
+
+port=18600
+while read -r label kind mod; do
+	[ -n "$label" ] || continue
+	up "$label" "$kind" "$mod" || exit 1
+	lab_barrier "up-$label" || exit 1
+	while read -r name test size dur netem; do
+		[ -n "$name" ] || continue
+		port=$((port + 1))
+		# shellcheck disable=SC2086 # netem options are words
+		qdisc $netem
+		args=(-d "$dev" -x "$gid" -s "$size" -D "$dur" --margin 1 -F -u 16 -p "$port")
+		lab_barrier "pre-$label-$name" || exit 1
+		snap "/tmp/lab/$name.0"
+		if [ "$ROLE" = a ]; then
+			timeout 120 "ib_$test" "${args[@]}" >"$name.log" 2>&1 &
+			srv=$!
+			lab_wait_port $port 60
+			lab_barrier "srv-$label-$name" || exit 1
+			wait $srv
+		else
+			lab_barrier "srv-$label-$name" || exit 1
+			lab_retry 3 2 timeout 120 "ib_$test" "${args[@]}" "$PEER_IP" >"$name.log" 2>&1
+		fi
+		snap "/tmp/lab/$name.1"
+		tc qdisc del dev eth0 root 2>/dev/null
+		bw=$(awk -v s="$size" '$1 == s && NF >= 5 { v = $4 } END { print v }' "$name.log")
+		echo "== $label $name ($ROLE) $test $size ${netem:-lossless}: ${bw:-none} MiB/s"
+		[ -n "$bw" ] || tail -n 8 "$name.log" | sed "s/^/   $label $name $ROLE | /"
+		delta "/tmp/lab/$name.0" "/tmp/lab/$name.1" | grep -Ev '^(snmp\.(Ip6|IpExt)|link)' |
+			sed "s/^/   $label $name $ROLE /"
+		[ -n "$bw" ] && lab_metric "${label}_${name}_MiBps" "$bw"
+		while read -r k v; do
+			lab_metric "${label}_${name}_${k//./_}" "$v"
+		done < <(delta "/tmp/lab/$name.0" "/tmp/lab/$name.1" |
+			 grep -E '^(hw\.(acks|retrans|rx_dup|loss|rto|sent_pkts|rcvd_pkts)|softnet|qdisc.*dropped|cpu)')
+		lab_barrier "post-$label-$name" || exit 1
+	done <"$points"
+	# kernel memory per RC QP (tools/bench/qpmem), when given
+	if [ -x "$LAB_FILES/qpmem" ] && [ "$ROLE" = b ]; then
+		mem=$("$LAB_FILES/qpmem" -d "$dev" -n 100 2>&1 | tail -n 1)
+		echo "== $label qpmem: $mem"
+	fi
+	down "$kind"
+	lab_barrier "down-$label" || exit 1
+done <"$runs"
+lab_check dmesg-clean bash -c "! dmesg | grep -E '$MRO_DMESG_BAD'"
+lab_barrier finished
