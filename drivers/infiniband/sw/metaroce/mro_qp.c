@@ -337,6 +337,7 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 	if (mask & IB_QP_RQ_PSN) {
 		mro_rxwin_reset(&qp->rxwin, attr->rq_psn & METAROCE_QPN_MASK);
 		qp->rcv_msn = 0;
+		mro_uc_reset(qp);
 	}
 	if (mask & IB_QP_SQ_PSN) {
 		qp->snd_una = attr->sq_psn & METAROCE_QPN_MASK;
