@@ -189,6 +189,7 @@ struct mro_qp {
 	struct hrtimer rto_timer;
 	struct hrtimer rnr_timer;
 	struct work_struct tx_work;
+	struct work_struct post_work;	/* doorbell of a post with IRQs off */
 	struct sk_buff_head txq;	/* built, not yet sent, in order */
 	bool tx_draining;		/* a context is transmitting txq */
 
