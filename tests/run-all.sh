@@ -86,6 +86,7 @@ vm_files() {
     cp "$2" "$files/metaroce.ko"
     cp tests/vm/scenarios/metaroce-lib.sh "$files/"
     [ -x "$dc" ] && cp "$dc" "$files/"
+    [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
     echo "$files"
 }
 
@@ -169,6 +170,7 @@ if want vm || want debug; then
        ! make -C tools/datacheck >"$OUT/datacheck-build.log" 2>&1; then
         record datacheck-build 1
     fi
+    make -C tools/ucstream >"$OUT/ucstream-build.log" 2>&1 || record ucstream-build 1
 fi
 
 if want vm; then

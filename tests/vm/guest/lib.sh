@@ -75,7 +75,15 @@ lab_barrier() {
     [ -n "${PEER_IP:-}" ] || return 0
     lab_log "barrier $name ..."
     if [ "${ROLE:-}" = a ]; then
-        got=$(timeout "$t" nc -l "$LAB_BARRIER_PORT" </dev/null) || true
+        # an empty connection is an attempt the peer's 5 s timeout cut short
+        # (slow guests, netem on eth0): it tries again, so listen again
+        local end=$((SECONDS + t))
+        while :; do
+            got=$(timeout "$((end > SECONDS ? end - SECONDS : 1))" \
+                nc -l "$LAB_BARRIER_PORT" </dev/null) || true
+            [ -z "$got" ] && [ $SECONDS -lt $end ] || break
+            sleep 0.1
+        done
         if [ "$got" != "$name" ]; then
             lab_record "barrier-$name" false "expected '$name', got '$got' (timeout ${t}s?)"
             return 1

@@ -1,7 +1,8 @@
 #!/bin/bash
 # metaroce-verbs (pair topology): stock rdma-core applications between two
 # VMs over metaroce: ibv_*_pingpong with data checks, perftest with several
-# QPs, rping (rdma_cm).  VM a serves, VM b is the client.
+# QPs, rping (rdma_cm), and a UC stream under netem loss (tools/ucstream).
+# VM a serves, VM b is the client.
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
 
@@ -111,5 +112,40 @@ else
     lab_check_grep rping 'ping data' lab_retry 30 2 timeout "$T" rping -c -a "$PEER_IP" -v -V -C 100
 fi
 lab_barrier rping-done
+
+# UC under loss (tools/ucstream, in --files): UC never retransmits, so the
+# responder drops the messages a lost packet damaged and must go on
+# completing the later ones, intact and in order. b sends 2000 4 KiB SENDs
+# (4 packets each) through netem loss on its eth0; a must complete at least
+# 85 % of them, including one of the last 5 %, and count dropped messages.
+UCS=$LAB_FILES/ucstream
+UC_NETEM="loss 1% reorder 25% 50% delay 1ms"
+lab_check ucstream-present test -x "$UCS"
+if [ "$ROLE" = a ]; then
+    d0=$(mro_counter mr0 rx_uc_msg_dropped)
+    { timeout "$T" "$UCS" -d mr0 -g "$GID" -n 2000 -s 4096 -T 30; echo "exit=$?"; } \
+        >"$LAB_WORK/ucloss.out" 2>&1 &
+    pid=$!
+    sleep 1
+    lab_barrier ucloss
+    wait $pid
+    cp "$LAB_WORK/ucloss.out" "$LAB_OUT/"
+    lab_check_grep uc-loss-receiver '^exit=0$' cat "$LAB_WORK/ucloss.out"
+    lab_metric uc_loss_received "$(sed -n 's/^ucstream: received=\([0-9]*\).*/\1/p' "$LAB_WORK/ucloss.out")"
+    d1=$(mro_counter mr0 rx_uc_msg_dropped)
+    lab_metric uc_loss_msg_dropped $((d1 - d0))
+    lab_check uc-loss-dropped-counted test $((d1 - d0)) -gt 0
+else
+    modprobe sch_netem
+    # shellcheck disable=SC2086
+    lab_check uc-netem-add tc qdisc add dev eth0 root netem $UC_NETEM
+    lab_barrier ucloss
+    sleep 1
+    lab_check_grep uc-loss-sender '^ucstream: sent=2000' \
+        timeout "$T" "$UCS" -d mr0 -g "$GID" -n 2000 -s 4096 "$PEER_IP"
+    tc -s qdisc show dev eth0
+    tc qdisc del dev eth0 root
+fi
+lab_barrier ucloss-done
 
 lab_check dmesg-clean mro_dmesg_clean

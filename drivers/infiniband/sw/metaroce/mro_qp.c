@@ -11,6 +11,8 @@
 
 #include "mro_qp.h"
 
+static void mro_qp_post_work(struct work_struct *work);
+
 unsigned int mro_npaths = 8;
 module_param_named(paths, mro_npaths, uint, 0644);
 MODULE_PARM_DESC(paths, "paths (UDP source ports) per RC/UC QP, 1-64 (default 8)");
@@ -217,6 +219,7 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->rnr_timer.function = mro_req_rnr;
 	INIT_WORK(&qp->tx_work, mro_req_tx_work);
+	INIT_WORK(&qp->post_work, mro_qp_post_work);
 	mro_cc_qp_create(qp);
 	__skb_queue_head_init(&qp->txq);
 
@@ -350,6 +353,7 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 	if (mask & IB_QP_RQ_PSN) {
 		mro_rxwin_reset(&qp->rxwin, attr->rq_psn & METAROCE_QPN_MASK);
 		qp->rcv_msn = 0;
+		mro_uc_reset(qp);
 	}
 	if (mask & IB_QP_SQ_PSN) {
 		qp->snd_una = attr->sq_psn & METAROCE_QPN_MASK;
@@ -512,6 +516,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();	/* no receive-path lookup still holds the pointer */
 	mro_qp_put(qp);
 	wait_for_completion(&qp->released);
+	cancel_work_sync(&qp->post_work);
 	hrtimer_cancel(&qp->rto_timer);
 	hrtimer_cancel(&qp->rnr_timer);
 	mro_cc_qp_destroy(qp);
@@ -636,6 +641,33 @@ void mro_qp_tx_drain(struct mro_qp *qp)
 	spin_unlock_bh(&qp->lock);
 }
 
+/* after a kernel post: run the requester, or flush a QP in error */
+static void mro_qp_ring(struct mro_qp *qp)
+{
+	if (qp->state == IB_QPS_ERR)
+		mro_qp_flush(qp);
+	else
+		mro_qp_kick(qp);
+}
+
+static void mro_qp_post_work(struct work_struct *work)
+{
+	mro_qp_ring(container_of(work, struct mro_qp, post_work));
+}
+
+/*
+ * Kernel ULPs may post with interrupts off (ib_post_send_mad() holds an
+ * irqsave lock; rdma_cm's accept posts the CM REP that way): qp->lock is
+ * a _bh lock, so the doorbell then runs from a work item.
+ */
+static void mro_qp_doorbell(struct mro_qp *qp)
+{
+	if (irqs_disabled() || in_hardirq())
+		queue_work(system_highpri_wq, &qp->post_work);
+	else
+		mro_qp_ring(qp);
+}
+
 /* write one kernel send WR into the SQ ring, in the rxe layout */
 static int mro_post_one_send(struct mro_qp *qp, const struct ib_send_wr *ibwr)
 {
@@ -745,10 +777,7 @@ int mro_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (qp->state == IB_QPS_ERR)
-		mro_qp_flush(qp);
-	else
-		mro_qp_kick(qp);
+	mro_qp_doorbell(qp);
 	return err;
 }
 
@@ -769,6 +798,6 @@ int mro_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	err = mro_post_recv_ring(qp->rq, &qp->rq_lock, qp->rq_max_sge, wr,
 				 bad_wr);
 	if (qp->state == IB_QPS_ERR)
-		mro_qp_flush(qp);
+		mro_qp_doorbell(qp);
 	return err;
 }

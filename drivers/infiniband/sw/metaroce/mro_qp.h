@@ -92,6 +92,7 @@ struct mro_rmsg {
 	bool got_last;		/* its LAST packet arrived */
 	enum ib_wc_status status;
 	u32 msn;
+	u32 first_psn;		/* PSN of its first packet (from the header) */
 	u32 last_psn;		/* PSN of its last packet (or of an error) */
 	u32 length;
 	u32 received;		/* payload bytes placed */
@@ -196,6 +197,7 @@ struct mro_qp {
 	struct hrtimer rto_timer;
 	struct hrtimer rnr_timer;
 	struct work_struct tx_work;
+	struct work_struct post_work;	/* doorbell of a post with IRQs off */
 	struct sk_buff_head txq;	/* built, not yet sent, in order */
 	bool tx_draining;		/* a context is transmitting txq */
 
@@ -211,6 +213,9 @@ struct mro_qp {
 	u32 ares_next;
 	u32 ack_pending;		/* packets since last ACK */
 	u32 ecn_ce;			/* CE-marked packets received */
+	/* UC: the messages before uc_fence_msn precede uc_fence_psn */
+	u32 uc_fence_msn;
+	u32 uc_fence_psn;
 
 	/* paths */
 	struct mro_pathset paths;
@@ -354,6 +359,11 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		  struct sk_buff *skb, struct sk_buff_head *out);
 void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		     struct sk_buff *skb);
+/* UC under loss (mro_resp_uc.c); msn at most this far past rcv_msn */
+#define MRO_UC_MSN_SPAN		BIT(24)
+int mro_uc_make_room(struct mro_qp *qp, const struct mro_hdr *hdr);
+bool mro_uc_drop_head(struct mro_qp *qp);
+void mro_uc_reset(struct mro_qp *qp);
 void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
 		    struct sk_buff_head *out);
 

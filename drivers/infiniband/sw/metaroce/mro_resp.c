@@ -140,8 +140,12 @@ static void mro_complete_rmsgs(struct mro_qp *qp)
 
 		/* all PSNs up to its last one (earlier WRITEs too) are in */
 		if (m->state != MRO_RMSG_DONE || m->msn != qp->rcv_msn ||
-		    !mro_seq_after(qp->rxwin.base, m->last_psn))
+		    !mro_seq_after(qp->rxwin.base, m->last_psn)) {
+			/* UC: a message that cannot complete is dropped */
+			if (mro_uc_drop_head(qp))
+				continue;
 			break;
+		}
 		wc.wr_id = m->wr_id;
 		wc.status = m->status;
 		wc.opcode = mro_recv_wc_opcode(m->opcode);
@@ -186,6 +190,7 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 		}
 		m->state = MRO_RMSG_ACTIVE;
 		m->msn = msn;
+		m->first_psn = hdr->msg.first_psn;
 		m->last_psn = hdr->psn;
 		m->got_last = false;
 		m->opcode = hdr->opcode;
@@ -200,7 +205,8 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 			 m->length > m->wqe_length)
 			m->status = IB_WC_LOC_LEN_ERR;
 	} else if (m->msn != msn || m->opcode != hdr->opcode ||
-		   m->length != hdr->msg.length) {
+		   m->length != hdr->msg.length ||
+		   m->first_psn != hdr->msg.first_psn) {
 		return -EINVAL;	/* inconsistent with its own message */
 	}
 
@@ -542,6 +548,13 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		return;
 
 	mro_cc_rx(qp, hdr);	/* CE count, credit activity */
+	if (!rc) {
+		/* UC never retransmits: give up what later traffic passed */
+		while ((n = mro_uc_make_room(qp, hdr)) > 0)
+			mro_complete_rmsgs(qp);
+		if (n < 0)
+			goto bad;
+	}
 	cls = mro_rxwin_classify(&qp->rxwin, hdr->psn);
 	if (cls == MRO_RX_AHEAD) {
 		mro_qp_count(qp, MRO_CNT_DROP_WINDOW, 1);

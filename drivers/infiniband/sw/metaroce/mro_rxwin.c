@@ -73,6 +73,35 @@ u32 mro_rxwin_mark(struct mro_rxwin *w, u32 psn)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_rxwin_mark);
 
+u32 mro_rxwin_skip(struct mro_rxwin *w, u32 to)
+{
+	u32 n = to - w->base, lost;
+
+	if (!mro_seq_after(to, w->base))
+		return 0;
+	if (n >= w->size) {
+		/* everything tracked is behind @to */
+		lost = n - bitmap_weight(w->bits, w->size);
+		bitmap_zero(w->bits, w->size);
+		w->base = to;
+	} else {
+		for (lost = 0; w->base != to; w->base++) {
+			if (mro_rxwin_test(w, w->base))
+				__clear_bit(w->base & (w->size - 1), w->bits);
+			else
+				lost++;
+		}
+	}
+	if (mro_seq_after(w->base, w->highest))
+		w->highest = w->base;
+	while (mro_rxwin_test(w, w->base)) {
+		__clear_bit(w->base & (w->size - 1), w->bits);
+		w->base++;
+	}
+	return lost;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_rxwin_skip);
+
 bool mro_rxwin_has_hole(const struct mro_rxwin *w)
 {
 	return mro_seq_after(w->highest, w->base);

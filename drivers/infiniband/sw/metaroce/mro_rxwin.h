@@ -30,6 +30,12 @@ void mro_rxwin_reset(struct mro_rxwin *w, u32 base);
 enum mro_rx_class mro_rxwin_classify(const struct mro_rxwin *w, u32 psn);
 /* mark @psn (must be MRO_RX_NEW); returns PSNs the base advanced by */
 u32 mro_rxwin_mark(struct mro_rxwin *w, u32 psn);
+/*
+ * Give up the PSNs before @to that have not arrived (UC: nothing is ever
+ * retransmitted): the base moves to @to, then over what arrived after it.
+ * Returns the PSNs given up; 0 when @to is not after the base.
+ */
+u32 mro_rxwin_skip(struct mro_rxwin *w, u32 to);
 /* whether PSNs beyond base have arrived (a hole exists) */
 bool mro_rxwin_has_hole(const struct mro_rxwin *w);
 /*
