@@ -78,7 +78,8 @@ record() { # NAME RC
     fi
 }
 
-# vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck);
+# vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
+# mro-hostile);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -86,6 +87,7 @@ vm_files() {
     cp "$2" "$files/metaroce.ko"
     cp tests/vm/scenarios/metaroce-lib.sh "$files/"
     [ -x "$dc" ] && cp "$dc" "$files/"
+    cp tools/mro-hostile "$files/"
     echo "$files"
 }
 
