@@ -37,7 +37,7 @@ only=""
 with=""
 optin="debug"
 debug_scenarios="device verbs datacheck"
-scenarios="device verbs datacheck pyverbs fabric"
+scenarios="device verbs datacheck pyverbs fabric hostile"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"

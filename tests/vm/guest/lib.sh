@@ -75,11 +75,20 @@ lab_barrier() {
     [ -n "${PEER_IP:-}" ] || return 0
     lab_log "barrier $name ..."
     if [ "${ROLE:-}" = a ]; then
-        got=$(timeout "$t" nc -l "$LAB_BARRIER_PORT" </dev/null) || true
-        if [ "$got" != "$name" ]; then
-            lab_record "barrier-$name" false "expected '$name', got '$got' (timeout ${t}s?)"
-            return 1
-        fi
+        # b may deliver a name twice (its send outlived its 5 s timeout on a
+        # slow VM and was retried): a late copy of an earlier barrier's name
+        # is skipped; b cannot be ahead, it passes only when a listens
+        local end=$((SECONDS + t))
+        while :; do
+            got=$(timeout $((end - SECONDS > 0 ? end - SECONDS : 1)) \
+                nc -l "$LAB_BARRIER_PORT" </dev/null) || true
+            [ "$got" = "$name" ] && break
+            if [ -z "$got" ] || [ $SECONDS -ge $end ] || ! grep -qxF -- "$got" <<<"$LAB_BARRIERS_PASSED"; then
+                lab_record "barrier-$name" false "expected '$name', got '$got' (timeout ${t}s?)"
+                return 1
+            fi
+            lab_log "barrier $name: skipping a late copy of '$got'"
+        done
     else
         local end=$((SECONDS + t))
         until timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1" && printf "%s\n" "$2" >&3' \
@@ -91,6 +100,7 @@ lab_barrier() {
             sleep 0.3
         done
     fi
+    LAB_BARRIERS_PASSED+="$name"$'\n'
     lab_log "barrier $name passed"
 }
 
