@@ -37,7 +37,7 @@ only=""
 with=""
 optin="debug"
 debug_scenarios="device verbs datacheck"
-scenarios="device verbs datacheck pyverbs fabric"
+scenarios="device verbs datacheck pyverbs fabric hostile"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"
@@ -78,7 +78,8 @@ record() { # NAME RC
     fi
 }
 
-# vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck);
+# vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
+# mro-hostile);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -87,6 +88,7 @@ vm_files() {
     cp tests/vm/scenarios/metaroce-lib.sh "$files/"
     [ -x "$dc" ] && cp "$dc" "$files/"
     [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
+    cp tools/mro-hostile "$files/"
     echo "$files"
 }
 

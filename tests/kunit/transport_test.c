@@ -83,6 +83,29 @@ static void rxwin_in_order(struct kunit *test)
 	mro_rxwin_free(&w);
 }
 
+/* far behind base is not a duplicate: nothing a sender could still resend */
+static void rxwin_stale(struct kunit *test)
+{
+	struct mro_rxwin w;
+	u32 base = 0x00008000U;	/* the span reaches across zero */
+
+	KUNIT_ASSERT_EQ(test, mro_rxwin_init(&w, 512, base, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, mro_rxwin_classify(&w, base - 1), MRO_RX_DUP);
+	KUNIT_EXPECT_EQ(test, mro_rxwin_classify(&w, base - MRO_RX_DUP_SPAN),
+			MRO_RX_DUP);
+	KUNIT_EXPECT_EQ(test, mro_rxwin_classify(&w, base - MRO_RX_DUP_SPAN - 1),
+			MRO_RX_AHEAD);
+	KUNIT_EXPECT_EQ(test, mro_rxwin_classify(&w, base + 0x80000000U),
+			MRO_RX_AHEAD);
+	KUNIT_EXPECT_EQ(test, mro_rxwin_classify(&w, base - 0x7fffffffU),
+			MRO_RX_AHEAD);
+	/* a stale PSN marks nothing and moves nothing */
+	KUNIT_EXPECT_EQ(test, mro_rxwin_mark(&w, base - MRO_RX_DUP_SPAN - 5), 0U);
+	KUNIT_EXPECT_EQ(test, w.base, base);
+	KUNIT_EXPECT_FALSE(test, mro_rxwin_has_hole(&w));
+	mro_rxwin_free(&w);
+}
+
 /* a hole, packets beyond it, then the hole filled: base jumps over all */
 static void rxwin_out_of_order(struct kunit *test)
 {
@@ -150,8 +173,9 @@ static void rxwin_adversarial(struct kunit *test)
 	KUNIT_EXPECT_NE(test, mro_rxwin_init(&w, 48, 0, GFP_KERNEL), 0);
 	KUNIT_EXPECT_NE(test, mro_rxwin_init(&w, 32, 0, GFP_KERNEL), 0);
 	KUNIT_ASSERT_EQ(test, mro_rxwin_init(&w, 64, 1000, GFP_KERNEL), 0);
+	/* half the PSN space away: neither trackable nor a duplicate */
 	KUNIT_EXPECT_EQ(test, mro_rxwin_classify(&w, 1000 + 0x80000000U),
-			MRO_RX_DUP);
+			MRO_RX_AHEAD);
 	KUNIT_EXPECT_EQ(test, mro_rxwin_classify(&w, 1000 + 64), MRO_RX_AHEAD);
 	KUNIT_EXPECT_EQ(test, mro_rxwin_mark(&w, 1000 + 64), 0U);
 	KUNIT_EXPECT_FALSE(test, mro_rxwin_has_hole(&w));
@@ -252,6 +276,7 @@ static struct kunit_case metaroce_transport_cases[] = {
 	KUNIT_CASE(psn_wrap),
 	KUNIT_CASE(send_window),
 	KUNIT_CASE(rxwin_in_order),
+	KUNIT_CASE(rxwin_stale),
 	KUNIT_CASE(rxwin_out_of_order),
 	KUNIT_CASE(rxwin_wrap),
 	KUNIT_CASE(rxwin_adversarial),

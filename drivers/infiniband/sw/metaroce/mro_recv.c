@@ -5,11 +5,29 @@
  * responder or the requester under the QP lock.  Packets produced in
  * response are sent after the lock is dropped.
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
+
 #include "mro_qp.h"
 
 static bool mro_ud_opcode(u8 op)
 {
 	return op == METAROCE_OP_UD_SEND || op == METAROCE_OP_UD_SEND_IMM;
+}
+
+/*
+ * RC/UC: the packet comes from the peer's IP address (any UDP source
+ * port: those are the paths).  Called under qp->lock (modify_qp sets the
+ * address).
+ */
+static bool mro_from_peer(struct mro_qp *qp, struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == 4)
+		return qp->av.family == AF_INET &&
+		       ip_hdr(skb)->saddr == qp->av.daddr.v4;
+	return qp->av.family == AF_INET6 &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &qp->av.daddr.v6);
 }
 
 void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
@@ -34,10 +52,13 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	} else if (mro_ud_opcode(hdr->opcode) || hdr->sqpn != qp->dest_qpn) {
 		goto mismatch;
 	}
-	mro_qp_count_rx(qp, skb->len);
-
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&qp->lock);
+	if (!mro_qp_is_ud(qp) && !mro_from_peer(qp, skb)) {
+		spin_unlock_bh(&qp->lock);
+		goto mismatch;
+	}
+	mro_qp_count_rx(qp, skb->len);
 	if (mro_ud_opcode(hdr->opcode))
 		mro_resp_ud_rcv(qp, hdr, skb);
 	else if (hdr->opcode == METAROCE_OP_PROBE)

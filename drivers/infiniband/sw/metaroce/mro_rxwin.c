@@ -47,7 +47,8 @@ static bool mro_rxwin_test(const struct mro_rxwin *w, u32 psn)
 enum mro_rx_class mro_rxwin_classify(const struct mro_rxwin *w, u32 psn)
 {
 	if (mro_seq_before(psn, w->base))
-		return MRO_RX_DUP;
+		return w->base - psn <= MRO_RX_DUP_SPAN ? MRO_RX_DUP :
+		       MRO_RX_AHEAD;
 	if (!mro_seq_in(psn, w->base, w->size))
 		return MRO_RX_AHEAD;
 	return mro_rxwin_test(w, psn) ? MRO_RX_DUP : MRO_RX_NEW;

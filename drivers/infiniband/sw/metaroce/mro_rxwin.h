@@ -7,6 +7,7 @@
 #ifndef MRO_RXWIN_H
 #define MRO_RXWIN_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <rdma/metaroce_wire.h>
 
@@ -17,10 +18,19 @@ struct mro_rxwin {
 	unsigned long *bits;	/* bit (psn & (size - 1)) for psn >= base */
 };
 
+/*
+ * How far behind base a PSN may still be a duplicate: a sender resends
+ * only PSNs of its send window (at most 16384, module parameter
+ * `window`), and base never passes the sender's next PSN.  Anything
+ * further behind was never sent on this connection lately: it is stale or
+ * forged, and is not answered.
+ */
+#define MRO_RX_DUP_SPAN	BIT(16)
+
 enum mro_rx_class {
 	MRO_RX_NEW,		/* in the window, not seen before */
-	MRO_RX_DUP,		/* before base, or already marked */
-	MRO_RX_AHEAD,		/* beyond the window: cannot be tracked */
+	MRO_RX_DUP,		/* already marked, or at most MRO_RX_DUP_SPAN behind base */
+	MRO_RX_AHEAD,		/* beyond the window or further behind: cannot be tracked */
 };
 
 int mro_rxwin_init(struct mro_rxwin *w, u32 size, u32 base, gfp_t gfp);

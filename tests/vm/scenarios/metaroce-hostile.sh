@@ -1,0 +1,160 @@
+#!/bin/bash
+# metaroce-hostile (netns topology): hostile packets at live metaroce devices.
+# Hosts h1 (10.98.0.1, mr1), h2 (10.98.0.2, mr2) and h3 (10.98.0.3, no device:
+# the attacker) on one bridge.  tools/mro-hostile sends malformed and spoofed
+# metaroce packets (see its --help for the classes).
+#   phase 1: while tools/datacheck runs h1 -> h2 (4 RC QPs, every byte checked),
+#     h3 sends every class, including "live" (well-formed packets with the live
+#     QPNs and PSNs) to both devices, and h1 (the peer's own address) sends
+#     every class but "live" to h2.  The transfer must pass untouched; mr2's
+#     drop counters must show each kind of drop (short, version, opcode,
+#     hdr_len, crc, field, length, no_qp, qp_mismatch, window).
+#   phase 2: while ib_write_bw runs h1 -> h2, h1 and h2 send "live" packets at
+#     each other's QPs from the peers' own addresses (what an on-path spoofer
+#     could do).  The transfer may fail (RDMA has no authentication); the kernel
+#     must not: afterwards a fresh datacheck passes, the devices are deleted,
+#     the module unloads, and dmesg is clean.
+# Files (--files): metaroce.ko, metaroce-lib.sh, datacheck, mro-hostile.
+# Example:
+#   tests/vm/run.sh --dist bookworm --topology netns --timeout 1800 \
+#       --scenario tests/vm/scenarios/metaroce-hostile.sh \
+#       --files out/bookworm/*/metaroce.ko tests/vm/scenarios/metaroce-lib.sh \
+#               tools/datacheck/datacheck tools/mro-hostile
+source "$LAB_LIB"
+source "$LAB_FILES/metaroce-lib.sh"
+
+DC=$LAB_FILES/datacheck
+HOSTILE=$LAB_FILES/mro-hostile
+N=${MRO_HOSTILE_COUNT:-300}
+T=${MRO_TEST_TIMEOUT:-600}
+DC_OK='^datacheck: role=[a-z]+ qps=[0-9]+ ops=[1-9][0-9]* bytes=[0-9]+ mismatches=0 errors=0 '
+
+mro_install
+lab_check modprobe-metaroce modprobe metaroce || exit 1
+modprobe -a ib_uverbs rdma_ucm
+lab_netns_hosts 3
+for i in 1 2; do
+    lab_check "link-add-mr$i" ip netns exec "h$i" rdma link add "mr$i" type metaroce netdev eth0 ||
+        exit 1
+    lab_check "active-mr$i" mro_wait_state "mr$i" ACTIVE || exit 1
+done
+lab_check ping-h2 ip netns exec h1 ping -c 2 -W 2 10.98.0.2
+
+# snap DEV: its port counters as "name value" lines
+snap() {
+    grep -H . "/sys/class/infiniband/$1/ports/1/hw_counters/"* | sed 's|.*/||; s|:| |'
+}
+# delta BEFORE AFTER NAME: growth of counter NAME between two snaps
+delta() {
+    local a b
+    a=$(awk -v n="$3" '$1 == n { print $2 }' <<<"$1")
+    b=$(awk -v n="$3" '$1 == n { print $2 }' <<<"$2")
+    echo $(( ${b:-0} - ${a:-0} ))
+}
+# live_qps DEV FIELD: FIELD (lqpn or rqpn) of DEV's RC QPs in RTR or RTS (a perftest
+# server's stay in RTR), comma-separated
+live_qps() {
+    rdma -j resource show qp link "$1/1" |
+        jq -r --arg f "$2" '[.[] | select(.type == "RC" and (.state == "RTS" or .state == "RTR")) | .[$f]] |
+            map(tostring) | join(",")'
+}
+# live_psns DEV KEY: the driver attribute KEY (rcv_psn, snd_nxt: hex) of DEV's RC QPs
+live_psns() {
+    rdma -dd resource show qp link "$1/1" | grep -oE "$2 0x[0-9a-f]+" | awk '{print $2}' |
+        sed 's/^0x//' | paste -sd,
+}
+# wait_qps DEV N: until DEV has N RC QPs in RTR or RTS (120 tries)
+wait_qps() {
+    local i q
+    for i in $(seq 120); do
+        q=$(live_qps "$1" lqpn)
+        [ -n "$q" ] && [ "$(tr ',' '\n' <<<"$q" | wc -l)" -ge "$2" ] && { echo "$q"; return 0; }
+        sleep 0.5
+    done
+    echo "$1: fewer than $2 RC QPs in RTS: '$q'"
+    return 1
+}
+# hostile NS TARGET ARGS...: run mro-hostile from namespace NS
+hostile() {
+    local ns=$1 target=$2
+    shift 2
+    ip netns exec "$ns" timeout "$T" python3 "$HOSTILE" "$target" -n "$N" "$@"
+}
+
+# --- phase 1: a checked transfer under fire ---------------------------------
+lab_log "phase 1: datacheck h1 -> h2 while h3 and h1 send hostile packets"
+ip netns exec h2 timeout -k 30 "$T" "$DC" -s -p 18600 -T 120 >"$LAB_WORK/dc1-server.log" 2>&1 &
+srv=$!
+sleep 2
+# long enough to outlast the hostile runs below (dc1-client-alive checks it)
+ip netns exec h1 timeout -k 30 "$T" "$DC" -c 10.98.0.2 -p 18600 -q 4 -t 300 -T 120 \
+    >"$LAB_WORK/dc1-client.log" 2>&1 &
+cli=$!
+lab_check dc1-qps-up wait_qps mr2 4
+q2=$(live_qps mr2 lqpn); r2=$(live_qps mr2 rqpn)
+q1=$(live_qps mr1 lqpn); r1=$(live_qps mr1 rqpn)
+p2=$(live_psns mr2 rcv_psn); p1=$(live_psns mr1 snd_nxt)
+lab_log "mr2 QPs $q2 (peers $r2, rcv_psn $p2); mr1 QPs $q1 (peers $r1, snd_nxt $p1)"
+b2=$(snap mr2); b1=$(snap mr1)
+all=garbage,short,crc,header,fields,window
+lab_check hostile-h1-to-h2 hostile h1 10.98.0.2 -c "$all" -q "$q2" -Q "$r2" -P "$p2" -s 3
+lab_check hostile-h2-to-h1 hostile h2 10.98.0.1 -c "$all" -q "$q1" -Q "$r1" -P "$p1" -s 4
+lab_check hostile-h3-to-h2 hostile h3 10.98.0.2 -c "$all,live" -q "$q2" -Q "$r2" -P "$p2" -s 1
+lab_check hostile-h3-to-h1 hostile h3 10.98.0.1 -c "$all,live" -q "$q1" -Q "$r1" -P "$p1" -s 2
+a2=$(snap mr2); a1=$(snap mr1)
+lab_check dc1-client-alive kill -0 $cli
+wait $cli; wait $srv
+cp "$LAB_WORK"/dc1-*.log "$LAB_OUT/"
+lab_check_grep dc1-client "$DC_OK" cat "$LAB_WORK/dc1-client.log"
+lab_check_grep dc1-server "$DC_OK" cat "$LAB_WORK/dc1-server.log"
+printf '%s\n---\n%s\n' "$b2" "$a2" >"$LAB_OUT/mr2-counters-phase1.txt"
+printf '%s\n---\n%s\n' "$b1" "$a1" >"$LAB_OUT/mr1-counters-phase1.txt"
+for c in rx_drop_short rx_drop_version rx_drop_opcode rx_drop_hdr_len rx_drop_crc \
+        rx_drop_field rx_drop_length rx_drop_no_qp rx_drop_qp_mismatch rx_drop_window; do
+    d=$(delta "$b2" "$a2" "$c")
+    lab_metric "mr2_$c" "$d"
+    lab_check "mr2-counted-$c" test "$d" -gt 0
+    lab_metric "mr1_$c" "$(delta "$b1" "$a1" "$c")"
+done
+lab_check no-retry-exceeded test "$(delta "$b1" "$a1" retry_exceeded)" -eq 0
+
+# --- phase 2: spoofed packets from the peers' own addresses ------------------
+lab_log "phase 2: ib_write_bw h1 -> h2 while h1 and h2 send live spoofed packets"
+G1=$(lab_gid_index mr1); G2=$(lab_gid_index mr2)
+ip netns exec h2 timeout "$T" ib_write_bw -d mr2 -x "$G2" -q 2 -s 65536 -D 60 -F \
+    >"$LAB_WORK/bw-server.out" 2>&1 &
+srv=$!
+sleep 2
+lab_retry 30 2 ip netns exec h1 timeout "$T" ib_write_bw -d mr1 -x "$G1" -q 2 -s 65536 -D 60 \
+    -F 10.98.0.2 >"$LAB_WORK/bw-client.out" 2>&1 &
+cli=$!
+lab_check bw-qps-up wait_qps mr2 2
+q2=$(live_qps mr2 lqpn); r2=$(live_qps mr2 rqpn)
+q1=$(live_qps mr1 lqpn); r1=$(live_qps mr1 rqpn)
+p2=$(live_psns mr2 rcv_psn); p1=$(live_psns mr1 snd_nxt)
+lab_check hostile-live-h1-to-h2 hostile h1 10.98.0.2 -c live -q "$q2" -Q "$r2" -P "$p2" -s 5
+lab_check hostile-live-h2-to-h1 hostile h2 10.98.0.1 -c live -q "$q1" -Q "$r1" -P "$p1" -s 6
+# the transfer may end in an error: spoofing a live connection is not survivable
+wait $cli; lab_metric bw_client_rc $?
+kill $srv 2>/dev/null; wait $srv
+cp "$LAB_WORK"/bw-*.out "$LAB_OUT/"
+snap mr1 >"$LAB_OUT/mr1-counters-phase2.txt"
+snap mr2 >"$LAB_OUT/mr2-counters-phase2.txt"
+
+# --- afterwards: the devices and the module are fine -------------------------
+lab_log "after: a fresh datacheck, then delete the devices and unload"
+ip netns exec h2 timeout -k 30 "$T" "$DC" -s -p 18601 -T 120 >"$LAB_WORK/dc2-server.log" 2>&1 &
+srv=$!
+sleep 2
+ip netns exec h1 timeout -k 30 "$T" "$DC" -c 10.98.0.2 -p 18601 -q 2 -n 1 -T 120 \
+    >"$LAB_WORK/dc2-client.log" 2>&1
+wait $srv
+cp "$LAB_WORK"/dc2-*.log "$LAB_OUT/"
+lab_check_grep dc2-client "$DC_OK" cat "$LAB_WORK/dc2-client.log"
+lab_check_grep dc2-server "$DC_OK" cat "$LAB_WORK/dc2-server.log"
+lab_check link-delete-mr1 ip netns exec h1 rdma link delete mr1
+lab_check link-delete-mr2 ip netns exec h2 rdma link delete mr2
+lab_check mr1-gone mro_gone mr1
+lab_check mr2-gone mro_gone mr2
+lab_check rmmod-metaroce rmmod metaroce
+lab_check dmesg-clean mro_dmesg_clean
