@@ -110,7 +110,7 @@ static struct mro_loss_ctx loss_ctx(u32 now, u32 highest, u32 acked_next,
 		.now_us = now,
 		.highest_acked = highest,
 		.known_end = highest + 1000,
-		.reorder = mro_loss_reorder(8),
+		.reorder = mro_loss_reorder(8, 512),
 		.guard_us = 1000,
 		.path_acked_next = acked_next,
 		.path_acked_sent_us = acked_sent,
@@ -127,7 +127,7 @@ static void loss_per_path(struct kunit *test)
 				  .path_seq = 7, .on_path = true };
 	struct mro_loss_ctx c;
 
-	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8), 27U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8, 512), 27U);
 	/* seq 8 on the path, sent a reordering window later, delivered */
 	c = loss_ctx(9000, 102, 9, 5000 + 250);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
@@ -165,27 +165,146 @@ static void loss_reorder_fallback(struct kunit *test)
 
 	/*
 	 * Black hole: nothing later on its own path; far behind across
-	 * paths, and a packet sent srtt + 4 * rttvar after it delivered.
+	 * paths, and a packet sent a reordering window (250 us) after it
+	 * delivered.
 	 */
-	c = loss_ctx(9000, 100 + 28, 7, 5000 + 1400);
+	c = loss_ctx(9000, 100 + 28, 7, 5000 + 250);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
-	/* delivered ones left sooner after it: its path may just be slower */
-	c = loss_ctx(9000, 100 + 28, 7, 5000 + 1399);
+	/* delivered ones left sooner after it: reordering, wait */
+	c = loss_ctx(9000, 100 + 28, 7, 5000 + 249);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
-	c = loss_ctx(5000 + 10000000, 100 + 28, 7, 5000 + 1399);
+	c = loss_ctx(5000 + 10000000, 100 + 28, 7, 5000 + 249);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* its path is 400 us slower than the fastest: 400 us more */
+	c = loss_ctx(9000, 100 + 28, 7, 5000 + 649);
+	c.fast_srtt_us = 600;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	c.acked_sent_us = 5000 + 650;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	/* ... but never more than srtt + 4 * rttvar (the old rule) */
+	c.fast_srtt_us = 0;
+	c.reo_steps = 8;
+	c.acked_sent_us = 5000 + 1399;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	c.acked_sent_us = 5000 + 1400;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	/* a faster path of its own adds nothing */
+	c = loss_ctx(9000, 100 + 28, 7, 5000 + 250);
+	c.fast_srtt_us = 2000;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
 	/* less than the reordering distance ahead: wait (RTO, probe) */
 	c = loss_ctx(5000 + 100000, 100 + 27, 7, 5000 + 100000);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* a small window: the distance shrinks with it (20 out: 5) */
+	c = loss_ctx(9000, 100 + 6, 7, 5000 + 250);
+	c.reorder = mro_loss_reorder(8, 20);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	c.highest_acked = 100 + 5;
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* READ response slots: out for srtt + 4 * rttvar */
 	p.on_path = false;
 	c = loss_ctx(5000 + 1400, 100 + 28, 0, 0);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
-	c = loss_ctx(5000 + 1399, 100 + 28, 0, 0);
+	c = loss_ctx(5000 + 1399, 100 + 28, 0, 5000 + 1399);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* nothing after it delivered at all */
+	p.on_path = true;
 	c = loss_ctx(5000 + 100000, 100, 0, 5000 + 100000);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+}
+
+static void loss_reorder_distance(struct kunit *test)
+{
+	/* a quarter of the window, within [3, 3 + 3 * paths] */
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8, 0), 3U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8, 15), 3U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8, 20), 5U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8, 107), 26U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8, 108), 27U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8, 512), 27U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(1, 512), 6U);
+	/* adversarial: no paths, a window of the whole PSN space */
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(0, 100), 3U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reorder(65535, 0xffffffffU),
+			3U + 3U * 65535);
+}
+
+static void loss_reo_window(struct kunit *test)
+{
+	/* max(srtt / 4, rttvar) x steps (0 reads as 1), + spread */
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(1000, 100, 0, 0), 250U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(1000, 100, 1, 0), 250U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(1000, 100, 2, 0), 500U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(1000, 400, 1, 0), 400U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(1000, 100, 1, 300), 550U);
+	/* capped at srtt + 4 * rttvar, steps at MRO_REO_STEPS_MAX */
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(1000, 100, 8, 0), 1400U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(100000, 0, 200, 0), 100000U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(100000, 1000, 200, 0), 104000U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(100000, 1000, 4, 0), 100000U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(100000, 1000, 4, 3000),
+			103000U);
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(0, 0, 3, 500), 0U);
+	/* absurd RTTs stay a positive signed time difference */
+	KUNIT_EXPECT_EQ(test, mro_loss_reo_wnd(0xffffffffU, 0xffffffffU, 255,
+					       0xffffffffU), (u32)S32_MAX);
+}
+
+static void loss_reo_adapt(struct kunit *test)
+{
+	struct mro_loss_pkt p = { .psn = 100, .sent_us = 5000,
+				  .path_seq = 7, .on_path = true };
+	struct mro_reo r = {};
+	struct mro_loss_ctx c;
+	int i;
+
+	/* the ACK's echo left before the resend: the original arrived */
+	KUNIT_EXPECT_TRUE(test, mro_retx_spurious(999, 1000, 5000, 100));
+	KUNIT_EXPECT_FALSE(test, mro_retx_spurious(1000, 1000, 5000, 100));
+	/* back sooner than a round trip of the resend's path */
+	KUNIT_EXPECT_TRUE(test, mro_retx_spurious(1000, 1000, 1099, 100));
+	KUNIT_EXPECT_FALSE(test, mro_retx_spurious(1000, 1000, 1100, 100));
+	KUNIT_EXPECT_FALSE(test, mro_retx_spurious(1000, 1000, 1001, 0));
+	/* clock wrap; "now" before the resend (clock race) proves nothing */
+	KUNIT_EXPECT_TRUE(test, mro_retx_spurious(0xffffffe0U, 0xfffffff0U,
+						  0x10, 0x100));
+	KUNIT_EXPECT_FALSE(test, mro_retx_spurious(0x10, 0xfffffff0U,
+						   0x1000, 0x100));
+	KUNIT_EXPECT_FALSE(test, mro_retx_spurious(2000, 2000, 1000, 100));
+
+	/* up one step per spurious resend, to MRO_REO_STEPS_MAX */
+	mro_reo_update(&r, true);
+	KUNIT_EXPECT_EQ(test, r.steps, 2);
+	for (i = 0; i < 20; i++)
+		mro_reo_update(&r, true);
+	KUNIT_EXPECT_EQ(test, r.steps, MRO_REO_STEPS_MAX);
+	/* down one step per MRO_REO_DECAY genuine ones */
+	for (i = 0; i < MRO_REO_DECAY - 1; i++)
+		mro_reo_update(&r, false);
+	KUNIT_EXPECT_EQ(test, r.steps, MRO_REO_STEPS_MAX);
+	mro_reo_update(&r, true);	/* a spurious one restarts the count */
+	for (i = 0; i < MRO_REO_DECAY - 1; i++)
+		mro_reo_update(&r, false);
+	KUNIT_EXPECT_EQ(test, r.steps, MRO_REO_STEPS_MAX);
+	mro_reo_update(&r, false);
+	KUNIT_EXPECT_EQ(test, r.steps, MRO_REO_STEPS_MAX - 1);
+	r = (struct mro_reo){ .steps = 1 };
+	for (i = 0; i < 100; i++)
+		mro_reo_update(&r, false);
+	KUNIT_EXPECT_EQ(test, r.steps, 1);
+	r = (struct mro_reo){ .steps = 200 };	/* corrupt state */
+	mro_reo_update(&r, true);
+	KUNIT_EXPECT_EQ(test, r.steps, MRO_REO_STEPS_MAX);
+
+	/* two steps: both rules wait twice as long */
+	c = loss_ctx(9000, 100 + 28, 9, 5000 + 499);
+	c.reo_steps = 2;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	c.path_acked_sent_us = 5000 + 500;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	c = loss_ctx(9000, 100 + 28, 7, 5000 + 500);
+	c.reo_steps = 2;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
 }
 
 static void loss_resend_guard(struct kunit *test)
@@ -223,6 +342,12 @@ static void loss_wrap(struct kunit *test)
 	c = loss_ctx(0xffffff00U + 2000, 0xfffffffeU + 27, 0,
 		     0xffffff00U + 1400);
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* the cross-path time rule across the clock wrap */
+	c = loss_ctx(0xffffff00U + 2000, 0xfffffffeU + 28, 0,
+		     0xffffff00U + 250);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	c.acked_sent_us = 0xffffff00U + 249;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 }
 
 static void loss_adversarial(struct kunit *test)
@@ -242,6 +367,12 @@ static void loss_adversarial(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* a delivered send time half the clock away reads as earlier */
 	c = loss_ctx(9000, 200, 9, 5000 + 0x80000001U);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	/* an absurd step count or path spread cannot make it negative */
+	c = loss_ctx(9000, 200, 0, 5000 + 1399);
+	c.reo_steps = 255;
+	c.srtt_us = 0x7fffffffU;
+	c.fast_srtt_us = 1;
 	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
 	/* no RTT yet: the path rule fires on evidence alone */
 	c = loss_ctx(5000, 100, 9, 5000);
@@ -543,6 +674,9 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(loss_scan_end),
 	KUNIT_CASE(loss_per_path),
 	KUNIT_CASE(loss_reorder_fallback),
+	KUNIT_CASE(loss_reorder_distance),
+	KUNIT_CASE(loss_reo_window),
+	KUNIT_CASE(loss_reo_adapt),
 	KUNIT_CASE(loss_resend_guard),
 	KUNIT_CASE(loss_wrap),
 	KUNIT_CASE(loss_adversarial),

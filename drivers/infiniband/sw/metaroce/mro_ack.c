@@ -23,16 +23,45 @@ static u32 mro_rnr_timer_us(u8 code)
 	return us[code & 31];
 }
 
-/* mark @psn acknowledged; slots of READ/atomic WQEs wait for responses */
-static void mro_slot_acked(struct mro_qp *qp, u32 psn, bool response)
+/*
+ * A PSN loss detection declared lost was acknowledged by the ACK @a: was
+ * the declaration premature (the original arrived)?  Adapts the
+ * reordering window; counts spurious retransmissions.
+ */
+static void mro_fast_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
+				const struct mro_ack_hdr *a)
+{
+	u32 min_rtt = 0;
+	bool spurious;
+
+	if (t->retx > 1)
+		return;	/* which of the resends arrived is unknown */
+	if (t->on_path && t->path < qp->paths.n)
+		min_rtt = qp->paths.path[t->path].min_rtt_us;
+	/* declared lost, acknowledged before it was resent: premature */
+	spurious = !t->retx || mro_retx_spurious(a->ts_echo, t->sent_us,
+						 mro_now_us(), min_rtt);
+	mro_reo_update(&qp->reo, spurious);
+	if (spurious && t->retx)
+		mro_qp_count(qp, MRO_CNT_SPURIOUS_RETX, 1);
+}
+
+/*
+ * mark @psn acknowledged, by the ACK @a (NULL: a READ/atomic response);
+ * slots of READ/atomic WQEs wait for responses
+ */
+static void mro_slot_acked(struct mro_qp *qp, u32 psn,
+			   const struct mro_ack_hdr *a)
 {
 	struct mro_txslot *t = mro_slot(qp, psn);
 	struct mro_swqe *s = mro_swqe_at(qp, t->swqe);
 
 	if (t->state == MRO_TX_ACKED)
 		return;
-	if (s->is_read_atomic && !response)
+	if (s->is_read_atomic && a)
 		return;
+	if (t->fast_lost && a)
+		mro_fast_lost_acked(qp, t, a);
 	if (t->state == MRO_TX_LOST)
 		qp->lost--;
 	t->state = MRO_TX_ACKED;
@@ -78,11 +107,28 @@ static void mro_advance_una(struct mro_qp *qp)
 	}
 }
 
+/* the smallest srtt of an active path with a sample; 0 if none */
+static u32 mro_fast_srtt(const struct mro_pathset *ps)
+{
+	u32 best = 0;
+	u16 p;
+
+	for (p = 0; p < ps->n; p++) {
+		const struct mro_path *path = &ps->path[p];
+
+		if (path->state == MRO_PATH_ACTIVE && path->srtt_us &&
+		    (!best || path->srtt_us < best))
+			best = path->srtt_us;
+	}
+	return best;
+}
+
 /*
  * Loss detection for a sprayed connection (rules in mro_loss.h): per
- * path first, a reordering distance across paths as the fallback.  PSNs
- * without a transmission of their own (READ response slots) use the
- * fallback with the QP's RTT.
+ * path first, then a RACK-like time rule across paths behind a
+ * reordering distance that scales with the window.  PSNs without a
+ * transmission of their own (READ response slots) use the distance and
+ * the QP's RTT.
  */
 static void mro_detect_loss(struct mro_qp *qp)
 {
@@ -91,8 +137,10 @@ static void mro_detect_loss(struct mro_qp *qp)
 		.highest_acked = qp->highest_acked,
 		.known_end = qp->ack_known_end,
 		.acked_sent_us = qp->acked_sent_us,
-		.reorder = mro_loss_reorder(qp->paths.n),
+		.reorder = mro_loss_reorder(qp->paths.n, mro_inflight(qp)),
 		.guard_us = qp->srtt_us,
+		.fast_srtt_us = mro_fast_srtt(&qp->paths),
+		.reo_steps = qp->reo.steps,
 	};
 	u32 end = mro_loss_scan_end(qp->snd_una, qp->snd_nxt,
 				    qp->highest_acked, qp->late_tx_end);
@@ -123,6 +171,7 @@ static void mro_detect_loss(struct mro_qp *qp)
 		if (mro_loss_check(&c, &pkt) == MRO_NOT_LOST)
 			continue;
 		t->state = MRO_TX_LOST;
+		t->fast_lost = true;
 		qp->lost++;
 		mro_qp_count(qp, MRO_CNT_LOSS_DETECTED, 1);
 		if (p)
@@ -205,13 +254,13 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 	}
 
 	for (psn = qp->snd_una; mro_seq_before(psn, cum); psn++)
-		mro_slot_acked(qp, psn, false);
+		mro_slot_acked(qp, psn, a);
 	for (i = mro_sack_next(a->sack, nbits, 0); i < nbits;
 	     i = mro_sack_next(a->sack, nbits, i + 1)) {
 		psn = cum + 1 + i;
 		if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
 			continue;
-		mro_slot_acked(qp, psn, false);
+		mro_slot_acked(qp, psn, a);
 		qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
 	}
 	qp->highest_acked = mro_seq_max(qp->highest_acked, cum);
@@ -235,7 +284,7 @@ static bool mro_resp_placed(struct mro_qp *qp, struct mro_swqe *s, u32 psn,
 		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
 		return false;
 	}
-	mro_slot_acked(qp, psn, true);
+	mro_slot_acked(qp, psn, NULL);
 	qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
 	mro_advance_una(qp);
 	return true;
@@ -371,6 +420,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		if (fired && mro_rto_recent(due, t->sent_us, qp->rto_us))
 			continue;
 		t->state = MRO_TX_LOST;
+		t->fast_lost = false;
 		qp->lost++;
 		/*
 		 * Only the oldest PSN weighs on its path's health: a late
@@ -414,6 +464,7 @@ enum hrtimer_restart mro_req_rnr(struct hrtimer *timer)
 			t = mro_slot(qp, psn);
 			if (t->state == MRO_TX_SENT) {
 				t->state = MRO_TX_LOST;
+				t->fast_lost = false;
 				qp->lost++;
 			}
 		}

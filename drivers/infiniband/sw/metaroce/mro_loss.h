@@ -7,16 +7,20 @@
  * Times are compared between transmissions (when the delivered packet
  * was sent versus when this one was), not against "now": a sender that
  * was descheduled and reads a backlog of ACKs late does not find the
- * whole window lost.  A PSN is lost when
- *  - a transmission on the same path that left at least a reordering
- *    window (max(srtt / 4, rttvar) of the path) after it has been
- *    delivered (paths keep their order; the window absorbs reordering
- *    inside a path, e.g. netem or a bonded link), or
- *  - (fallback across paths) a PSN at least the reordering distance after
- *    it has been delivered, and some delivered transmission left at least
- *    its path's srtt + 4 * rttvar after it: this catches a black-holed
- *    path, whose packets are never followed by a delivered one on the same
- *    path, without mistaking a slower path for a lossy one;
+ * whole window lost.  The reordering window of a path is
+ * reo = max(srtt / 4, rttvar) times the QP's adaptive step count (1 to
+ * MRO_REO_STEPS_MAX, raised by each spurious fast retransmission, lowered
+ * after MRO_REO_DECAY genuine ones), at most srtt + 4 * rttvar.  A PSN is
+ * lost when
+ *  - a transmission on the same path that left at least reo after it has
+ *    been delivered (paths keep their order; the window absorbs
+ *    reordering inside a path, e.g. netem or a bonded link), or
+ *  - (across paths, RACK-like) a PSN at least the reordering distance
+ *    after it has been delivered (mro_loss_reorder(): a quarter of the
+ *    PSNs in flight, 3 to 3 + 3 * paths), and some delivered transmission
+ *    left at least reo plus the amount by which its path's srtt exceeds
+ *    the fastest path's after it (a slower path is not mistaken for a
+ *    lossy one; capped at srtt + 4 * rttvar, the rule before adaptation);
  *  - (PSNs with no transmission of their own: READ response slots) a PSN
  *    the reordering distance after it was delivered and it has been out
  *    for srtt + 4 * rttvar;
@@ -31,6 +35,8 @@
 #include <rdma/metaroce_wire.h>
 
 #define MRO_DUPTHRESH		3	/* reordering distance floor, PSNs */
+#define MRO_REO_STEPS_MAX	8	/* reordering window at most 8 x base */
+#define MRO_REO_DECAY		16	/* genuine fast resends per step down */
 
 /* one PSN still out, as loss detection sees it */
 struct mro_loss_pkt {
@@ -53,6 +59,8 @@ struct mro_loss_ctx {
 	u32 acked_sent_us;	/* latest send time delivered on any path */
 	u32 srtt_us;		/* the path's (or else the QP's) RTT */
 	u32 rttvar_us;
+	u32 fast_srtt_us;	/* smallest srtt of an active path; 0: none */
+	u8 reo_steps;		/* adaptive window multiplier (0 reads as 1) */
 };
 
 enum mro_loss_verdict {
@@ -61,11 +69,40 @@ enum mro_loss_verdict {
 	MRO_LOST_REORDER,	/* cross-path fallback */
 };
 
-/* the reordering distance for a QP spraying over @npaths paths */
-u32 mro_loss_reorder(u16 npaths);
+/*
+ * The reordering distance across paths for a QP spraying over @npaths
+ * paths with @inflight PSNs out: a quarter of the window, at least
+ * MRO_DUPTHRESH, at most MRO_DUPTHRESH + 3 * @npaths (a small window
+ * holds few packets per path: a fixed distance would exceed it).
+ */
+u32 mro_loss_reorder(u16 npaths, u32 inflight);
+
+/*
+ * The reordering window (us) of a path with @srtt/@rttvar for the rule
+ * on the same path (@spread 0) or across paths (@spread: how much slower
+ * the packet's path is than the fastest); see the top of this file.
+ */
+u32 mro_loss_reo_wnd(u32 srtt, u32 rttvar, u8 steps, u32 spread);
 
 enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
 				     const struct mro_loss_pkt *p);
+
+/*
+ * Adaptive reordering window (RACK's DSACK feedback, from the sender's
+ * side).  A fast retransmission is spurious when the ACK that first
+ * reports the PSN was triggered by a transmission that left before the
+ * resend (@ts_echo before @resent_us: the original arrived), or came back
+ * sooner than the resend's path can carry a round trip (@min_rtt_us, 0:
+ * unknown).
+ */
+struct mro_reo {
+	u8 steps;		/* 1..MRO_REO_STEPS_MAX; 0 reads as 1 */
+	u8 clean;		/* genuine fast resends since the last change */
+};
+
+bool mro_retx_spurious(u32 ts_echo, u32 resent_us, u32 now_us,
+		       u32 min_rtt_us);
+void mro_reo_update(struct mro_reo *r, bool spurious);
 
 /*
  * Where a loss scan over [una, nxt) can stop.  Both rules need a

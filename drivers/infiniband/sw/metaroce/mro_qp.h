@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 
 #include "mro.h"
+#include "mro_loss.h"
 #include "mro_path.h"
 #include "mro_rxwin.h"
 #include "mro_wire.h"
@@ -76,6 +77,7 @@ struct mro_txslot {
 	u8 state;
 	u8 retx;
 	bool on_path;		/* path/path_seq describe a transmission */
+	bool fast_lost;		/* loss detection (not a timer) declared it */
 };
 
 /* a received message that consumes a receive WQE (SEND*, WRITE_IMM) */
@@ -192,6 +194,7 @@ struct mro_qp {
 	bool tlp_done;			/* probed since the last progress */
 	u32 ack_known_end;		/* latest ACK reported PSNs before it */
 	u32 acked_sent_us;		/* latest send time of a delivered PSN */
+	struct mro_reo reo;		/* adaptive reordering window */
 	u32 late_tx_end;		/* snd_nxt when a resend/probe last left */
 	bool win_closed;		/* waits for the window to reopen */
 	struct hrtimer rto_timer;
