@@ -206,6 +206,8 @@ for bind_wait in $(seq 30); do
 done
 lab_metric qp_bind_rcvd_wait_s "$bind_wait"
 rdma resource show qp link mr2/1 lqpn "$lqpn" -dd >"$LAB_OUT/qp-bind-res-after.txt" 2>&1
+# and the senders' side at that moment (a sender idle with work queued?)
+rdma resource show qp link mr1/1 -dd >"$LAB_OUT/qp-bind-res-mr1.txt" 2>&1
 cntn=$(grep -oE 'cntn [0-9]+' <<<"$b2" | head -n1 | awk '{print $2}')
 lab_check qp-unbind rdma statistic qp unbind link mr2/1 cntn "$cntn" lqpn "$lqpn"
 lab_check qp-unbound-counter-gone no_match 'cntn' rdma statistic qp show link mr2/1

@@ -23,6 +23,8 @@ struct mro_res_snap {
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 inflight;
+	u32 sq_unfetched;	/* posted WQEs the requester has not taken */
+	u32 sq_busy;		/* a WQE is being sent */
 	u64 retired;
 	u64 revived;
 	u16 npaths;
@@ -84,6 +86,11 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	s->srtt_us = qp->srtt_us;
 	s->rttvar_us = qp->rttvar_us;
 	s->inflight = qp->snd_nxt - qp->snd_una;
+	if (qp->sq) {
+		s->sq_unfetched = (mro_queue_producer(qp->sq) - qp->sq_head) &
+				  qp->sq->index_mask;
+		s->sq_busy = qp->sq_cur_valid;
+	}
 	s->npaths = min_t(u16, qp->paths.n, MRO_RES_PATHS);
 	for (i = 0; i < s->npaths; i++)
 		s->path[i] = qp->paths.path[i];
@@ -101,6 +108,8 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32_hex(msg, "snd_una", s->snd_una) ||
 	    rdma_nl_put_driver_u32_hex(msg, "snd_nxt", s->snd_nxt) ||
 	    rdma_nl_put_driver_u32(msg, "inflight", s->inflight) ||
+	    rdma_nl_put_driver_u32(msg, "sq_unfetched", s->sq_unfetched) ||
+	    rdma_nl_put_driver_u32(msg, "sq_busy", s->sq_busy) ||
 	    rdma_nl_put_driver_u32_hex(msg, "rcv_psn", s->rcv_base) ||
 	    rdma_nl_put_driver_u32(msg, "srtt_us", s->srtt_us) ||
 	    rdma_nl_put_driver_u32(msg, "rttvar_us", s->rttvar_us) ||
