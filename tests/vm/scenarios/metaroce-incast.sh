@@ -254,15 +254,6 @@ counter_sum() {
     echo $s
 }
 
-# perf_renice: the running perftest processes to nice 19 (see PERF_NICE; the
-# clients start at the normal priority so that they connect quickly)
-perf_renice() {
-    local p
-    for p in $(pgrep -x ib_write_bw) $(pgrep -x ib_send_lat); do
-        renice -n 19 -p "$p" >/dev/null 2>&1
-    done
-}
-
 # wait_listen N: until N perftest servers listen on r (at most 60 s)
 wait_listen() {
     local k
@@ -273,22 +264,12 @@ wait_listen() {
     return 1
 }
 
-# wait_qps N SECS: until the receiver has N RC QPs in RTR/RTS (at most SECS)
-wait_qps() {
-    local k
-    for k in $(seq "$2"); do
-        [ "$(rx_psns | wc -l)" -ge "$1" ] && return 0
-        sleep 1
-    done
-    return 1
-}
-
 # client NS DEV PORT SECS OUT: ib_write_bw to r, retried while the server starts
 client() {
     local k gid
     gid=$(lab_gid_index "$2") || return 1
     for k in 1 2 3 4 5 6 7 8 9 10; do
-        ip netns exec "$1" timeout "$T" ib_write_bw $INCAST_BW_OPTS -d "$2" -x "$gid" -p "$3" -s 65536 \
+        ip netns exec "$1" timeout "$T" $PERF_NICE ib_write_bw $INCAST_BW_OPTS -d "$2" -x "$gid" -p "$3" -s 65536 \
             -D "$4" -F 10.98.0.100 >"$5" 2>&1 && return 0
         sleep 2
     done
@@ -324,9 +305,7 @@ incast() {
     rm -f "$LAB_WORK/$tag.stop"
     rx_sampler "$tag" &
     local sampler=$!
-    wait_qps "$n" "$dur" || lab_log "$tag: not all flows connected"
-    perf_renice
-    sleep $((INCAST_SECS / 2))
+    sleep $((dur / 2))
     rdma res show qp link mh1/1 -dd >"$LAB_OUT/$tag-h1-qp.txt" 2>&1
     rdma res show qp link mr/1 -dd >"$LAB_OUT/$tag-r-qp.txt" 2>&1
     local bws=()
@@ -420,8 +399,6 @@ converge() {	# converge MODE
     done
     sleep 2
     client h1 mh1 18601 "$secs" "$LAB_WORK/conv-$mode-cli1.out" &
-    wait_qps 1 "$secs"
-    perf_renice
     sleep $((secs / 3))
     client h2 mh2 18602 "$secs" "$LAB_WORK/conv-$mode-cli2.out" &
     local t0
@@ -429,8 +406,6 @@ converge() {	# converge MODE
     rm -f "$LAB_WORK/conv-$mode.stop"
     rx_sampler "conv-$mode" &
     local sampler=$!
-    wait_qps 2 "$secs"
-    perf_renice
     sleep $((secs * 2 / 3))
     touch "$LAB_WORK/conv-$mode.stop"
     wait "$sampler"
@@ -498,9 +473,7 @@ latency() {	# latency MODE
         -D $((INCAST_SECS * 2)) -F >"$LAB_WORK/lat-$mode-bulk-srv.out" 2>&1 &
     sleep 2
     client h1 mh1 18702 $((INCAST_SECS * 2)) "$LAB_WORK/lat-$mode-bulk-cli.out" &
-    wait_qps 1 "$INCAST_SECS"
-    perf_renice
-    sleep 3
+    sleep 4
     loaded=$(send_lat "$mode-loaded")
     wait
     lab_record "lat-$mode-measured" "$([ -n "$idle" ] && [ -n "$loaded" ] && echo true || echo false)" \
