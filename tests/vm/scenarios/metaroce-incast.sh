@@ -10,17 +10,23 @@
 # each hang off it by a veth.  The bottleneck is sw's port towards r: HTB at
 # INCAST_RATE_MBIT with RED (ecn) as its queue.  One metaroce device per
 # namespace (the RDMA core cannot connect two devices of one namespace).
-# Every sender runs ib_write_bw -D INCAST_SECS to its own server on r.
+# Every sender runs ib_write_bw (-D INCAST_SECS + 2 s per sender, at nice 19) to
+# its own server on r.
 #
-# Metrics per setting S and sender count N (names S_nN_*): goodput_mbit (sum of
-# the senders' perftest averages), util (goodput / bottleneck rate), jain,
-# drop_pct and marks (the RED queue), cc counters of the receiver / senders.
+# Metrics per setting S and sender count N (names S_nN_*), over the window in
+# which every flow runs (from the receiver's per-QP rcv_psn, sampled about
+# every second): window_s, goodput_mbit (sum over the flows), util (goodput /
+# bottleneck rate), jain (over the flows' goodputs), link_mbit (what the RED
+# queue forwarded in the window), cpu_busy_pct / cpu_nice_pct (the vCPU);
+# over the whole run: perftest_sum_mbit (the senders' own averages),
+# drop_pct, drops and marks (the RED queue), ce_rcvd.
 # Then: convergence of a long and a new flow (conv_S_s, report only) and
 # ib_send_lat through the bottleneck, unloaded vs loaded by a bulk flow
 # (lat_S_idle_us, lat_S_loaded_us).
 #
 # Checks (robust things only; speed targets are numbers to report):
-#   with CC on (and sender-only) every flow completes with a bandwidth and no QP
+#   with CC on (and sender-only) every flow is seen at the receiver in a common
+#   window of >= 3 s; with CC on (and sender-only) every flow completes with a bandwidth and no QP
 #   reaches retry_exceeded; no kernel warnings; with credits on the bottleneck drops
 #   no more packets than with CC off.  CC off is the reference: whether all its
 #   flows completed is a metric (S_nN_flows_ok), not a check.
@@ -40,13 +46,23 @@ INCAST_BUDGET=32
 INCAST_MIN_CWND=1
 INCAST_QUANTUM=2
 INCAST_IDLE_US=50000		# credit timer: above the TCG RTT (tens of ms)
+# HTB sends at most a burst per wake-up of its watchdog timer, so a timer that
+# fires late caps the link at burst / lateness: with 20k and the timers of a
+# TCG VM on a loaded host the 24 Mbit/s link forwarded ~11 Mbit/s with a
+# standing queue.  64k keeps the rate up to ~20 ms of timer lateness.
+INCAST_HTB_BURST=64k
 INCAST_LAT=1			# 0 skips the latency runs
 # extra ib_write_bw options (perftest 4.5 has no -e events for WRITE)
 INCAST_BW_OPTS=""
 INCAST_CONV=1			# 0 skips the convergence runs
+# perftest busy-polls its CQ.  On the VM's one vCPU, N pollers at the normal
+# priority starve ksoftirqd (which runs the network stack and the driver's
+# timers under load): with 8 senders the flows moved < 1 Mbit/s in all for
+# 20 s.  At nice 19 they only take the CPU the stack leaves.
+PERF_NICE="nice -n 19"
 [ -f "$LAB_FILES/incast.conf" ] && source "$LAB_FILES/incast.conf"
 
-T=$((INCAST_SECS * 4 + 120))
+T=$((INCAST_SECS * 4 + 180))
 NMAX=0
 for n in $INCAST_NS; do [ "$n" -gt "$NMAX" ] && NMAX=$n; done
 
@@ -79,11 +95,11 @@ lab_check ping-receiver ip netns exec h1 ping -c 2 -W 2 10.98.0.100
 # connecting.
 tc -n sw qdisc add dev vr root handle 1: htb default 10
 tc -n sw class add dev vr parent 1: classid 1:1 htb rate "${INCAST_RATE_MBIT}mbit" \
-    ceil "${INCAST_RATE_MBIT}mbit" burst 20k
+    ceil "${INCAST_RATE_MBIT}mbit" burst "$INCAST_HTB_BURST" cburst "$INCAST_HTB_BURST"
 tc -n sw class add dev vr parent 1:1 classid 1:10 htb rate "$((INCAST_RATE_MBIT - 1))mbit" \
-    ceil "${INCAST_RATE_MBIT}mbit" burst 20k prio 1
+    ceil "${INCAST_RATE_MBIT}mbit" burst "$INCAST_HTB_BURST" cburst "$INCAST_HTB_BURST" prio 1
 tc -n sw class add dev vr parent 1:1 classid 1:20 htb rate 1mbit \
-    ceil "${INCAST_RATE_MBIT}mbit" burst 20k prio 0
+    ceil "${INCAST_RATE_MBIT}mbit" burst "$INCAST_HTB_BURST" cburst "$INCAST_HTB_BURST" prio 0
 tc -n sw filter add dev vr parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff flowid 1:20
 # shellcheck disable=SC2086
 lab_check bottleneck-red tc -n sw qdisc add dev vr parent 1:10 handle 10: red $INCAST_RED \
@@ -119,31 +135,115 @@ k = re.search(r"marked (\d+)", t)
 print(m.group(1) if m else 0, m.group(2) if m else 0, k.group(1) if k else 0)'
 }
 
+# red_bytes -> bytes the bottleneck's RED queue has sent (cumulative)
+red_bytes() {
+    tc -n sw -s qdisc show dev vr | awk '/qdisc red/ {f = 1; next} f && /Sent/ {print $2; exit}'
+}
+
 # rx_psns -> "lqpn rcv_psn" of every RC QP on the receiver (its next expected PSN:
 # every PSN below it has arrived, so its growth times the MTU is goodput)
 rx_psns() {
-    rdma -dd res show qp link mr/1 2>/dev/null | python3 -c '
-import re, sys
-text = sys.stdin.read()
-for chunk in re.split(r"(?=\blink \S+/\d+ )", text):
-    q = re.search(r"\blqpn (\d+)", chunk)
-    t = re.search(r"\btype (\w+)", chunk)
-    p = re.search(r"\b(?:drv_)?rcv_psn (0x[0-9a-fA-F]+|\d+)", chunk)
-    if q and t and p and t.group(1) == "RC":
-        print(q.group(1), int(p.group(1), 0))'
+    rdma -dd res show qp link mr/1 2>/dev/null | awk '{
+        q = ""; t = ""; st = ""; p = ""
+        for (i = 1; i < NF; i++) {
+            if ($i == "lqpn") q = $(i + 1)
+            if ($i == "type") t = $(i + 1)
+            if ($i == "state") st = $(i + 1)
+            if ($i == "drv_rcv_psn" || $i == "rcv_psn") p = $(i + 1)
+        }
+        # rcv_psn is set on the way to RTR (a server QP of a one-way test stays there)
+        if (q != "" && t == "RC" && (st == "RTR" || st == "RTS") && p != "") print q, p
+    }'
 }
 
-# rates T0-FILE T1-FILE SECONDS -> Mbit/s per QP present in both samples
-rates() {
+# trace_qps TAG SECS: every 2 s, the driver telemetry of sender h1's and the
+# receiver's QPs (cwnd, credit, srtt, pacing ...) into $LAB_OUT/TAG-trace.txt
+trace_qps() {
+    local i
+    renice -n -15 -p "$BASHPID" >/dev/null
+    for ((i = 0; i < $2; i += 2)); do
+        {
+            echo "=== t=$i $(date +%s.%N) red $(tc -n sw -s qdisc show dev vr | grep -A1 'qdisc red' | tr -s ' \n' ' ')"
+            rdma -dd res show qp link mh1/1 2>&1
+            rdma -dd res show qp link mr/1 2>&1
+        } >>"$LAB_OUT/$1-trace.txt"
+        sleep 2
+    done
+}
+
+# rx_sampler TAG: about every second until $LAB_WORK/TAG.stop exists, append
+# "time lqpn rcv_psn" of the receiver's RC QPs to $LAB_WORK/TAG.samples (time =
+# the middle of the dump).  It runs at a high priority: the perftest clients
+# busy-poll the one vCPU, and at normal priority one sample took ~9 s with 8.
+rx_sampler() {
+    local f="$LAB_WORK/$1.samples" a b out
+    renice -n -15 -p "$BASHPID" >/dev/null
+    : >"$f"
+    : >"$LAB_WORK/$1.cpu"
+    while [ ! -e "$LAB_WORK/$1.stop" ]; do
+        a=$(date +%s.%N)
+        out=$(rx_psns)
+        b=$(date +%s.%N)
+        [ -n "$out" ] && echo "$out" | awk -v a="$a" -v b="$b" '{printf "%.3f %s\n", (a + b) / 2, $0}' >>"$f"
+        echo "$a $(head -1 /proc/stat) $(red_bytes)" >>"$LAB_WORK/$1.cpu"
+        sleep 1
+    done
+}
+
+# cpu_share CPUFILE T0 T1 TAG: metrics TAG_cpu_busy_pct (user + system + irq +
+# softirq) and TAG_cpu_nice_pct (the nice-19 perftest pollers) of the vCPU
+# between the samples nearest T0 and T1 (is the stack short of CPU?), and
+# TAG_link_mbit, what the bottleneck forwarded meanwhile (is the link slower
+# than its rate?)
+cpu_share() {
+    local k v
+    python3 - "$@" <<'PY' | while read -r k v; do lab_metric "$k" "$v"; done
+import sys
+rows = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 11 and f[1] == "cpu":
+        rows.append((float(f[0]), [int(x) for x in f[2:]]))
+if len(rows) < 2:
+    sys.exit()
+t0, t1, tag = float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+ra = min(rows, key=lambda r: abs(r[0] - t0))
+rb = min(rows, key=lambda r: abs(r[0] - t1))
+a, b = ra[1], rb[1]
+d = [y - x for x, y in zip(a, b)]
+if rb[0] > ra[0]:	# the last column: bytes sent by the RED queue
+    print(f"{tag}_link_mbit {d[-1] * 8 / (rb[0] - ra[0]) / 1e6:.3f}")
+tot = sum(d[:8]) or 1	# user nice system idle iowait irq softirq steal
+print(f"{tag}_cpu_busy_pct {100.0 * (d[0] + d[2] + d[5] + d[6]) / tot:.1f}")
+print(f"{tag}_cpu_nice_pct {100.0 * d[1] / tot:.1f}")
+PY
+}
+
+# window_rates SAMPLES N -> first line "seconds qps t0 t1", then Mbit/s per QP over the
+# longest stretch of samples in which the most QPs (at most N) were present
+window_rates() {
     python3 - "$@" <<'PY'
 import sys
-def load(f):
-    return dict(l.split() for l in open(f) if len(l.split()) == 2)
-a, b, secs = load(sys.argv[1]), load(sys.argv[2]), float(sys.argv[3])
-for q in sorted(b, key=int):
-    if q in a:
-        d = (int(b[q]) - int(a[q])) & 0xffffffff
-        print(f"{d * 4096 * 8 / secs / 1e6:.3f}")
+from collections import OrderedDict
+snap = OrderedDict()
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) == 3:
+        snap.setdefault(f[0], {})[f[1]] = int(f[2], 0)
+n = int(sys.argv[2])
+times = list(snap)
+if not times:
+    print("0 0 0 0")
+    sys.exit()
+k = min(n, max(len(v) for v in snap.values()))
+full = [t for t in times if len(snap[t]) >= k]
+a, b = full[0], full[-1]
+qs = [q for q in snap[b] if q in snap[a]]
+secs = float(b) - float(a)
+print(f"{secs:.2f} {len(qs)} {a} {b}")
+for q in sorted(qs, key=int):
+    d = (snap[b][q] - snap[a][q]) & 0xffffff	# PSNs are 24 bits
+    print(f"{d * 4096 * 8 / secs / 1e6:.3f}" if secs > 0 else "0")
 PY
 }
 
@@ -154,12 +254,22 @@ counter_sum() {
     echo $s
 }
 
+# wait_listen N: until N perftest servers listen on r (at most 60 s)
+wait_listen() {
+    local k
+    for k in $(seq 120); do
+        [ "$(ip netns exec r ss -Hltn 2>/dev/null | grep -c ':18[5-7][0-9][0-9] ')" -ge "$1" ] && return 0
+        sleep 0.5
+    done
+    return 1
+}
+
 # client NS DEV PORT SECS OUT: ib_write_bw to r, retried while the server starts
 client() {
     local k gid
     gid=$(lab_gid_index "$2") || return 1
     for k in 1 2 3 4 5 6 7 8 9 10; do
-        ip netns exec "$1" timeout "$T" ib_write_bw $INCAST_BW_OPTS -d "$2" -x "$gid" -p "$3" -s 65536 \
+        ip netns exec "$1" timeout "$T" $PERF_NICE ib_write_bw $INCAST_BW_OPTS -d "$2" -x "$gid" -p "$3" -s 65536 \
             -D "$4" -F 10.98.0.100 >"$5" 2>&1 && return 0
         sleep 2
     done
@@ -175,31 +285,29 @@ incast() {
     local re0 ce0
     re0=$(counter_sum retry_exceeded mr "${devs[@]}")
     ce0=$(counter_sum cc_ecn_ce_rcvd mr)
+    # the flows connect one after the other (seconds apart on TCG): each runs
+    # INCAST_SECS plus 2 s per sender, so that they all overlap for a while
+    local dur=$((INCAST_SECS + 2 * n))
     for ((i = 1; i <= n; i++)); do
         port=$((18500 + i))
-        ip netns exec r timeout "$T" ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p "$port" -s 65536 \
-            -D "$INCAST_SECS" -F >"$LAB_WORK/$tag-srv$i.out" 2>&1 &
+        ip netns exec r timeout "$T" $PERF_NICE ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p "$port" -s 65536 \
+            -D "$dur" -F >"$LAB_WORK/$tag-srv$i.out" 2>&1 &
     done
-    sleep 2
+    wait_listen "$n" || lab_log "$tag: not all servers listen"
     for ((i = 1; i <= n; i++)); do
         port=$((18500 + i))
-        client "h$i" "mh$i" "$port" "$INCAST_SECS" "$LAB_WORK/$tag-cli$i.out" &
+        client "h$i" "mh$i" "$port" "$dur" "$LAB_WORK/$tag-cli$i.out" &
         pids+=($!)
     done
-    # goodput and fairness over a window in which every flow runs: the
-    # receiver's QPs, sampled after the clients connected and before the end
-    local win=$((INCAST_SECS - 8))
-    sleep 5
-    rx_psns >"$LAB_WORK/$tag.psn0"
-    local t0 t1
-    t0=$(date +%s.%N)
-    sleep "$win"
-    rx_psns >"$LAB_WORK/$tag.psn1"
-    t1=$(date +%s.%N)
-    lab_check "$tag-receiver-qps-visible" test "$(wc -l <"$LAB_WORK/$tag.psn1")" -ge "$n"
+    [ "${INCAST_TRACE:-0}" = 1 ] && trace_qps "$tag" "$dur" &
+    # goodput and fairness over the stretch in which every flow runs, from the
+    # receiver's QPs (sampled about every second while the flows run)
+    rm -f "$LAB_WORK/$tag.stop"
+    rx_sampler "$tag" &
+    local sampler=$!
+    sleep $((dur / 2))
     rdma res show qp link mh1/1 -dd >"$LAB_OUT/$tag-h1-qp.txt" 2>&1
-    rates "$LAB_WORK/$tag.psn0" "$LAB_WORK/$tag.psn1" "$(awk "BEGIN {print $t1 - $t0}")" \
-        >"$LAB_WORK/$tag.rates"
+    rdma res show qp link mr/1 -dd >"$LAB_OUT/$tag-r-qp.txt" 2>&1
     local bws=()
     for ((i = 1; i <= n; i++)); do
         wait "${pids[$((i - 1))]}"
@@ -211,7 +319,24 @@ incast() {
         fi
         bws+=("$bw")
     done
+    touch "$LAB_WORK/$tag.stop"
+    wait "$sampler"
     wait
+    window_rates "$LAB_WORK/$tag.samples" "$n" >"$LAB_WORK/$tag.win"
+    cp "$LAB_WORK/$tag.samples" "$LAB_OUT/"
+    local wsecs wqps wa wb
+    read -r wsecs wqps wa wb <"$LAB_WORK/$tag.win"
+    cpu_share "$LAB_WORK/$tag.cpu" "$wa" "$wb" "$tag"
+    tail -n +2 "$LAB_WORK/$tag.win" >"$LAB_WORK/$tag.rates"
+    lab_metric "${tag}_window_s" "$wsecs"
+    # every flow seen at the receiver over a window of at least 3 s (CC off:
+    # a flow may die of the loss, so only a metric)
+    if [ "$mode" = off ]; then
+        lab_metric "${tag}_window_qps" "$wqps"
+    else
+        lab_check "$tag-receiver-qps-visible" awk -v s="$wsecs" -v q="$wqps" -v n="$n" \
+            'BEGIN {exit !(q >= n && s >= 3)}'
+    fi
     cp "$LAB_WORK/$tag"-*.out "$LAB_OUT/" 2>/dev/null
     # CC off is the reference: its flows may die of the loss it causes
     if [ "$mode" = off ]; then
@@ -269,30 +394,42 @@ converge() {	# converge MODE
     local mode=$1 secs=$((INCAST_SECS * 2)) j
     cc_set "$mode"
     for j in 1 2; do
-        ip netns exec r timeout "$T" ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p $((18600 + j)) -s 65536 \
+        ip netns exec r timeout "$T" $PERF_NICE ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p $((18600 + j)) -s 65536 \
             -D "$secs" -F >"$LAB_WORK/conv-$mode-srv$j.out" 2>&1 &
     done
     sleep 2
     client h1 mh1 18601 "$secs" "$LAB_WORK/conv-$mode-cli1.out" &
     sleep $((secs / 3))
     client h2 mh2 18602 "$secs" "$LAB_WORK/conv-$mode-cli2.out" &
-    local t0 tp now prev="$LAB_WORK/conv-$mode.psn" cur="$LAB_WORK/conv-$mode.psn.new"
+    local t0
     t0=$(date +%s.%N)
-    tp=$t0
-    rx_psns >"$prev"
-    : >"$LAB_OUT/conv-$mode-rates.txt"
-    for j in $(seq $((secs * 2 / 3))); do
-        sleep 1
-        rx_psns >"$cur"
-        now=$(date +%s.%N)
-        echo "$(awk "BEGIN {print $now - $t0}") $(rates "$prev" "$cur" \
-            "$(awk "BEGIN {print $now - $tp}")" | tr '\n' ' ')" >>"$LAB_OUT/conv-$mode-rates.txt"
-        mv "$cur" "$prev"
-        tp=$now
-    done
+    rm -f "$LAB_WORK/conv-$mode.stop"
+    rx_sampler "conv-$mode" &
+    local sampler=$!
+    sleep $((secs * 2 / 3))
+    touch "$LAB_WORK/conv-$mode.stop"
+    wait "$sampler"
     wait
-    # converged: the first of two consecutive seconds in which both flows run
-    # within 20 % of each other (seconds after the second flow was started)
+    cp "$LAB_WORK/conv-$mode.samples" "$LAB_OUT/"
+    # per interval between samples: "seconds-since-the-second-flow rate..."
+    python3 - "$LAB_WORK/conv-$mode.samples" "$t0" >"$LAB_OUT/conv-$mode-rates.txt" <<'PY'
+import sys
+from collections import OrderedDict
+snap = OrderedDict()
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) == 3:
+        snap.setdefault(f[0], {})[f[1]] = int(f[2], 0)
+t0, times = float(sys.argv[2]), list(snap)
+for a, b in zip(times, times[1:]):
+    qs = sorted((q for q in snap[b] if q in snap[a]), key=int)
+    secs = float(b) - float(a)
+    r = [((snap[b][q] - snap[a][q]) & 0xffffff) * 4096 * 8 / secs / 1e6 for q in qs]
+    print(f"{float(b) - t0:.1f} " + " ".join(f"{x:.3f}" for x in r))
+PY
+    # converged: the end of the second of two consecutive sampling intervals
+    # in which both flows run and the slower gets at least 2/3 of the faster
+    # (|a - b| / (a + b) < 0.2), in seconds after the second flow was started
     local conv
     conv=$(python3 - "$LAB_OUT/conv-$mode-rates.txt" <<'PY'
 import sys
@@ -318,10 +455,10 @@ fi
 
 # --- latency through the bottleneck: idle vs loaded by a bulk flow ----------
 send_lat() {	# send_lat TAG -> typical latency (us) of 200 64-byte sends h2 -> r
-    ip netns exec r timeout "$T" ib_send_lat -d mr -x "$GID_R" -p 18701 -s 64 -n 200 -F \
+    ip netns exec r timeout "$T" $PERF_NICE ib_send_lat -d mr -x "$GID_R" -p 18701 -s 64 -n 200 -F \
         >"$LAB_WORK/lat-$1-srv.out" 2>&1 &
     sleep 2
-    lab_retry 10 2 ip netns exec h2 timeout "$T" ib_send_lat -d mh2 -x "$(lab_gid_index mh2)" \
+    lab_retry 10 2 ip netns exec h2 timeout "$T" $PERF_NICE ib_send_lat -d mh2 -x "$(lab_gid_index mh2)" \
         -p 18701 -s 64 -n 200 -F 10.98.0.100 >"$LAB_WORK/lat-$1-cli.out" 2>&1
     wait
     cp "$LAB_WORK/lat-$1-cli.out" "$LAB_OUT/"
@@ -332,7 +469,7 @@ latency() {	# latency MODE
     local mode=$1 idle loaded
     cc_set "$mode"
     idle=$(send_lat "$mode-idle")
-    ip netns exec r timeout "$T" ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p 18702 -s 65536 \
+    ip netns exec r timeout "$T" $PERF_NICE ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p 18702 -s 65536 \
         -D $((INCAST_SECS * 2)) -F >"$LAB_WORK/lat-$mode-bulk-srv.out" 2>&1 &
     sleep 2
     client h1 mh1 18702 $((INCAST_SECS * 2)) "$LAB_WORK/lat-$mode-bulk-cli.out" &
