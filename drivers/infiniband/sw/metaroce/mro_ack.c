@@ -6,6 +6,7 @@
  * mro_req.c.
  */
 #include "mro_loss.h"
+#include "mro_pathscore.h"
 #include "mro_psn.h"
 #include "mro_qp.h"
 #include "mro_rto.h"
@@ -107,22 +108,6 @@ static void mro_advance_una(struct mro_qp *qp)
 	}
 }
 
-/* the smallest srtt of an active path with a sample; 0 if none */
-static u32 mro_fast_srtt(const struct mro_pathset *ps)
-{
-	u32 best = 0;
-	u16 p;
-
-	for (p = 0; p < ps->n; p++) {
-		const struct mro_path *path = &ps->path[p];
-
-		if (path->state == MRO_PATH_ACTIVE && path->srtt_us &&
-		    (!best || path->srtt_us < best))
-			best = path->srtt_us;
-	}
-	return best;
-}
-
 /*
  * Loss detection for a sprayed connection (rules in mro_loss.h): per
  * path first, then a RACK-like time rule across paths behind a
@@ -139,7 +124,7 @@ static void mro_detect_loss(struct mro_qp *qp)
 		.acked_sent_us = qp->acked_sent_us,
 		.reorder = mro_loss_reorder(qp->paths.n, mro_inflight(qp)),
 		.guard_us = qp->srtt_us,
-		.fast_srtt_us = mro_fast_srtt(&qp->paths),
+		.fast_srtt_us = mro_paths_best_srtt(&qp->paths),
 		.reo_steps = qp->reo.steps,
 	};
 	u32 end = mro_loss_scan_end(qp->snd_una, qp->snd_nxt,

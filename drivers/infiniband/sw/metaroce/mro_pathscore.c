@@ -61,14 +61,11 @@ bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_lost);
 
-u32 mro_path_score(const struct mro_pathset *ps, u16 p)
+u32 mro_paths_best_srtt(const struct mro_pathset *ps)
 {
-	const struct mro_path *path = &ps->path[p];
-	u32 best = 0, score, i;
+	u32 best = 0;
+	u16 i;
 
-	if (path->state != MRO_PATH_ACTIVE)
-		return U32_MAX;
-	score = path->loss_ewma + 64U * min_t(u16, path->streak, 64);
 	for (i = 0; i < ps->n; i++) {
 		u32 s = ps->path[i].srtt_us;
 
@@ -76,6 +73,19 @@ u32 mro_path_score(const struct mro_pathset *ps, u16 p)
 		    (!best || s < best))
 			best = s;
 	}
+	return best;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_paths_best_srtt);
+
+u32 mro_path_score(const struct mro_pathset *ps, u16 p)
+{
+	const struct mro_path *path = &ps->path[p];
+	u32 best, score;
+
+	if (path->state != MRO_PATH_ACTIVE)
+		return U32_MAX;
+	score = path->loss_ewma + 64U * min_t(u16, path->streak, 64);
+	best = mro_paths_best_srtt(ps);
 	/* RTT inflation over the best active path, 256 per extra srtt */
 	if (best && path->srtt_us > 2 * best)
 		score += 256 * min_t(u32, path->srtt_us / best - 1, 16);

@@ -30,6 +30,8 @@ bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout);
 u32 mro_path_score(const struct mro_pathset *ps, u16 p);
 /* paths carrying traffic */
 u16 mro_paths_active(const struct mro_pathset *ps);
+/* the smallest srtt of an active path with a sample; 0 if none */
+u32 mro_paths_best_srtt(const struct mro_pathset *ps);
 /* stop using @p; probe it first after @wait_us (bounded) */
 void mro_path_retire(struct mro_pathset *ps, u16 p, u32 now_us, u32 wait_us);
 /* retired @p is due for a probe at @now_us */
