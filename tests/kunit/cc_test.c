@@ -12,6 +12,7 @@
 
 #include "mro_cc.h"
 #include "mro_credit.h"
+#include "mro_psn.h"
 
 static const struct mro_cc_params cc_params = {
 	.target_delay_us = 500,
@@ -250,6 +251,152 @@ static void cc_timeouts_collapse_and_regrow(struct kunit *test)
 	/* progress resets the timeout count */
 	cc.ops->on_timeout(&cc, now + 10);
 	KUNIT_EXPECT_EQ(test, cw(&cc), 256U);
+}
+
+/* a spurious timeout gives the window back; a genuine one keeps the cut */
+static void cc_spurious_timeout_undo(struct kunit *test)
+{
+	struct mro_cc cc;
+
+	cc_setup(&cc, 512);
+	KUNIT_EXPECT_FALSE(test, mro_cc_undo(&cc));	/* nothing saved */
+	mro_cc_undo_save(&cc);
+	cc.ops->on_timeout(&cc, 100);
+	mro_cc_undo_save(&cc);	/* the second keeps the first's window */
+	cc.ops->on_timeout(&cc, 200);
+	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.min_cwnd);
+	KUNIT_EXPECT_TRUE(test, mro_cc_undo(&cc));
+	KUNIT_EXPECT_EQ(test, cw(&cc), 512U);
+	KUNIT_EXPECT_EQ(test, cc.ssthresh, 512U);
+	KUNIT_EXPECT_EQ(test, cc.timeouts, 0U);
+	KUNIT_EXPECT_EQ(test, cc.undos, 1U);
+	KUNIT_EXPECT_FALSE(test, mro_cc_undo(&cc));	/* once only */
+
+	/* genuine: the verdict drops the saved window, the cut stays */
+	mro_cc_undo_save(&cc);
+	cc.ops->on_timeout(&cc, 300);
+	cc.ops->on_timeout(&cc, 400);
+	mro_cc_undo_drop(&cc);
+	KUNIT_EXPECT_FALSE(test, mro_cc_undo(&cc));
+	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.min_cwnd);
+
+	/* a window that grew since the timeout is not shrunk by the undo */
+	cc_setup(&cc, 8);
+	mro_cc_undo_save(&cc);
+	cc.cwnd_fp = 100 << MRO_CC_FP_SHIFT;
+	KUNIT_EXPECT_TRUE(test, mro_cc_undo(&cc));
+	KUNIT_EXPECT_EQ(test, cw(&cc), 100U);
+}
+
+/*
+ * The congestion window reopens by a quarter (at least the ACK rhythm's
+ * four PSNs once it is 8 or more), never by less than the request; small
+ * windows still reopen.
+ */
+static void cc_window_reopen(struct kunit *test)
+{
+	bool closed = false;
+
+	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(10, 12, 2, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(12, 12, 1, &closed));
+	KUNIT_EXPECT_TRUE(test, closed);
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(11, 12, 1, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(9, 12, 1, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(8, 12, 1, &closed));
+	KUNIT_EXPECT_FALSE(test, closed);
+	/* a large window: a quarter */
+	closed = true;
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(301, 400, 1, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(300, 400, 1, &closed));
+	/* the smallest windows reopen with one or two free */
+	closed = true;
+	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(1, 2, 1, &closed));
+	closed = true;
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(3, 4, 1, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(2, 4, 1, &closed));
+	/* a shrunk window (more out than it) waits without underflow */
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(U32_MAX, 4, 1, &closed));
+	KUNIT_EXPECT_TRUE(test, closed);
+}
+
+/*
+ * The ACK rhythm: the responder acknowledges PSNs ...3, 7, 11 ... unasked,
+ * so a packet asks only when the grant, or the window, stops the sender
+ * before the next of them and no ACK still to come reopens the window;
+ * across the PSN wrap too.
+ */
+static void cc_ack_request_rhythm(struct kunit *test)
+{
+	/* self-acknowledged PSNs never ask */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(3, 0, 10, 4, 0));
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(U32_MAX, 0, 2, 9, 0));
+	/* the grant stops the sender before PSN 3 */
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(0, 0, 100, 1, 2));
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(2, 0, 1000, 3, 1));
+	/* the window lets it reach PSN 3 */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(0, 0, 4, 1, 100));
+	/* it does not, and no self-acknowledged PSN is out */
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(0, 0, 3, 1, 100));
+	/* ... one is (PSN 3): its ACK leaves 2 out of 4, enough to reopen */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(5, 3, 4, 3, 100));
+	/* ... but a window of 2 would not reopen */
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(5, 4, 2, 2, 100));
+	/* across the wrap: U32_MAX - 4 is self-acknowledged and still out */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(U32_MAX - 1, U32_MAX - 10,
+						 8, 8, 100));
+	/* ... or already acknowledged */
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(U32_MAX - 1, U32_MAX - 3,
+						8, 8, 100));
+}
+
+/*
+ * A window-limited sender against a responder that follows the rhythm,
+ * every packet delivered, the newest ACK returned: the flow never stalls
+ * (the sender always has room or an ACK to wait for), and for windows of
+ * 8 or more at most one packet in 8 asks.
+ */
+static void cc_ack_rhythm_no_stall(struct kunit *test)
+{
+	u32 cwnd;
+
+	for (cwnd = 2; cwnd <= 48; cwnd++) {
+		u32 una = U32_MAX - 100, nxt = una, asked = 0, sent = 0;
+		u32 last_ask = 0, step;
+		bool closed = false, have_ask = false;
+
+		for (step = 0; step < 400; step++) {
+			u32 psn, acked_to;
+			bool got = false;
+
+			while (!mro_cc_window_wait(nxt - una, cwnd, 1,
+						   &closed) ||
+			       nxt == una) {
+				if (mro_cc_need_ack(nxt, una, cwnd,
+						    nxt - una + 1, 1000)) {
+					asked++;
+					last_ask = nxt;
+					have_ask = true;
+				}
+				nxt++;
+				sent++;
+			}
+			/* deliver all: the newest PSN that brings an ACK */
+			acked_to = una;
+			for (psn = una; psn != nxt; psn++)
+				if (mro_psn_self_acked(psn) ||
+				    (have_ask && psn == last_ask)) {
+					acked_to = psn + 1;
+					got = true;
+				}
+			KUNIT_ASSERT_TRUE_MSG(test, got,
+					      "cwnd %u stalls at %u", cwnd, una);
+			una = acked_to;
+		}
+		if (cwnd >= 8)
+			KUNIT_EXPECT_LE_MSG(test, asked * 8, sent,
+					    "cwnd %u: %u asks in %u", cwnd,
+					    asked, sent);
+	}
 }
 
 static void cc_clamps_and_hostile_samples(struct kunit *test)
@@ -524,6 +671,10 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_target_and_pipe),
 	KUNIT_CASE(cc_loss_is_not_congestion),
 	KUNIT_CASE(cc_timeouts_collapse_and_regrow),
+	KUNIT_CASE(cc_spurious_timeout_undo),
+	KUNIT_CASE(cc_ack_request_rhythm),
+	KUNIT_CASE(cc_ack_rhythm_no_stall),
+	KUNIT_CASE(cc_window_reopen),
 	KUNIT_CASE(cc_clamps_and_hostile_samples),
 	KUNIT_CASE(cc_off_is_fixed),
 	KUNIT_CASE(cc_feedback_validation),

@@ -35,31 +35,31 @@ static void send_window(struct kunit *test)
 	bool closed = false;
 
 	/* open window: anything that fits goes */
-	KUNIT_EXPECT_FALSE(test, mro_win_wait(0, 512, 1, 8, &closed));
-	KUNIT_EXPECT_FALSE(test, mro_win_wait(511, 512, 1, 8, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(0, 512, 1, 512 / 8, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(511, 512, 1, 512 / 8, &closed));
 	KUNIT_EXPECT_FALSE(test, closed);
 	/* full: closes */
-	KUNIT_EXPECT_TRUE(test, mro_win_wait(512, 512, 1, 8, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(512, 512, 1, 512 / 8, &closed));
 	KUNIT_EXPECT_TRUE(test, closed);
 	/* a few PSNs acknowledged do not reopen it */
-	KUNIT_EXPECT_TRUE(test, mro_win_wait(511, 512, 1, 8, &closed));
-	KUNIT_EXPECT_TRUE(test, mro_win_wait(449, 512, 1, 8, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(511, 512, 1, 512 / 8, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(449, 512, 1, 512 / 8, &closed));
 	KUNIT_EXPECT_TRUE(test, closed);
 	/* an eighth free does */
-	KUNIT_EXPECT_FALSE(test, mro_win_wait(448, 512, 1, 8, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(448, 512, 1, 512 / 8, &closed));
 	KUNIT_EXPECT_FALSE(test, closed);
 	/* and then it fills to the last PSN again */
-	KUNIT_EXPECT_FALSE(test, mro_win_wait(511, 512, 1, 8, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(511, 512, 1, 512 / 8, &closed));
 	/* a request larger than an eighth waits for its own room */
-	KUNIT_EXPECT_TRUE(test, mro_win_wait(500, 512, 100, 8, &closed));
-	KUNIT_EXPECT_TRUE(test, mro_win_wait(413, 512, 100, 8, &closed));
-	KUNIT_EXPECT_FALSE(test, mro_win_wait(412, 512, 100, 8, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(500, 512, 100, 512 / 8, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(413, 512, 100, 512 / 8, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_win_wait(412, 512, 100, 512 / 8, &closed));
 	/* an empty pipe always sends what fits */
 	closed = true;
 	KUNIT_EXPECT_FALSE(test, mro_win_wait(0, 64, 1, 8, &closed));
 	/* more out than the window (a shrunk window) waits, no underflow */
-	KUNIT_EXPECT_TRUE(test, mro_win_wait(600, 512, 1, 8, &closed));
-	/* without a reopen fraction: the old rule, any room reopens */
+	KUNIT_EXPECT_TRUE(test, mro_win_wait(600, 512, 1, 512 / 8, &closed));
+	/* without a reopen share: the old rule, any room reopens */
 	closed = true;
 	KUNIT_EXPECT_FALSE(test, mro_win_wait(511, 512, 1, 0, &closed));
 }

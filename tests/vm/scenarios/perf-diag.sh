@@ -15,18 +15,20 @@ source "$LAB_LIB"
 # shellcheck source=tests/vm/scenarios/metaroce-lib.sh
 source "$LAB_IN/files/metaroce-lib.sh"
 
-# transports: lines "LABEL KIND [MODULE]" (KIND metaroce | rxe; MODULE a
-# metaroce.ko in $LAB_FILES); every one runs every point, in this order, in
-# one boot: modules built from two trees compare on the same host load.
+# transports: lines "LABEL KIND [MODULE [PARAM=VALUE ...]]" (KIND metaroce |
+# rxe; MODULE a metaroce.ko in $LAB_FILES, loaded with those parameters);
+# every one runs every point, in this order, in one boot: modules built from
+# two trees, or with other parameters, compare on the same host load.
 runs=$LAB_FILES/transports
 [ -f "$runs" ] || { runs=/tmp/lab/transports; echo "metaroce metaroce metaroce.ko" >"$runs"; }
 modprobe -a ib_uverbs rdma_ucm sch_netem udp_tunnel ip6_udp_tunnel libcrc32c crc32_generic 2>/dev/null
 
-# up LABEL KIND MODULE: load and add the device; sets dev and gid
+# up LABEL KIND MODULE [PARAMS]: load and add the device; sets dev and gid
 up() {
 	case $2 in
 	metaroce)
-		lab_check "$1-insmod" insmod "$LAB_FILES/$3" || return 1
+		# shellcheck disable=SC2086 # parameters are words
+		lab_check "$1-insmod" insmod "$LAB_FILES/$3" $4 || return 1
 		lab_check "$1-link-add" rdma link add mr0 type metaroce netdev eth0 || return 1
 		dev=mr0 ;;
 	rxe)
@@ -66,6 +68,23 @@ snap() {
 	} >"$1"
 }
 
+# qp_snap WHAT DUR: halfway through the point, the requester QP's congestion
+# state (cwnd, delay against target, RTT) from rdma res show qp -dd
+qp_snap() {
+	sleep $(($2 / 2 + 1))
+	rdma -dd res show qp link "$dev/1" 2>&1 | awk -v w="$1" '
+		/cwnd/ && / RC / {
+			o = ""
+			for (i = 1; i < NF; i++) {
+				k = $i
+				sub(/^drv_/, "", k)
+				if (k ~ /^(cwnd|ssthresh|inflight|srtt_us|rttvar_us|min_rtt_us|delay_us|target_us|cc_decreases|credit_avail|pace_rate)$/)
+					o = o " " k "=" $(i + 1)
+			}
+			if (o != "") print "   " w " qp:" o
+		}'
+}
+
 # delta A B: the counters that moved
 delta() {
 	awk 'NR == FNR { a[$1] = $2; next } { d = $2 - a[$1]; if (d != 0) print $1, d }' "$1" "$2"
@@ -92,9 +111,9 @@ qdisc() {
 }
 
 port=18600
-while read -r label kind mod; do
+while read -r label kind mod params; do
 	[ -n "$label" ] || continue
-	up "$label" "$kind" "$mod" || exit 1
+	up "$label" "$kind" "$mod" "$params" || exit 1
 	lab_barrier "up-$label" || exit 1
 	while read -r name test size dur netem; do
 		[ -n "$name" ] || continue
@@ -112,7 +131,9 @@ while read -r label kind mod; do
 			wait $srv
 		else
 			lab_barrier "srv-$label-$name" || exit 1
+			[ "$kind" = metaroce ] && qp_snap "$label $name" "$dur" &
 			lab_retry 3 2 timeout 120 "ib_$test" "${args[@]}" "$PEER_IP" >"$name.log" 2>&1
+			wait
 		fi
 		snap "/tmp/lab/$name.1"
 		tc qdisc del dev eth0 root 2>/dev/null

@@ -48,6 +48,25 @@ static void mro_fast_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
 }
 
 /*
+ * The oldest PSN an RTO resent was acknowledged, by @a (NULL: a response):
+ * if the ACK echoes a packet sent before the resend, the original arrived
+ * and the timer only outran a slow round trip (a descheduled peer): undo
+ * what it did to the congestion window (Eifel detection, as in TCP).
+ */
+static void mro_rto_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
+			       const struct mro_ack_hdr *a)
+{
+	bool spurious = a && t->retx == 1 &&
+			mro_retx_spurious(a->ts_echo, t->sent_us, mro_now_us(),
+					  0);
+
+	t->rto_lost = false;
+	if (spurious)
+		mro_qp_count(qp, MRO_CNT_SPURIOUS_RTO, 1);
+	mro_cc_rto_verdict(qp, spurious);
+}
+
+/*
  * mark @psn acknowledged, by the ACK @a (NULL: a READ/atomic response);
  * slots of READ/atomic WQEs wait for responses
  */
@@ -63,6 +82,8 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn,
 		return;
 	if (t->fast_lost && a)
 		mro_fast_lost_acked(qp, t, a);
+	if (t->rto_lost)
+		mro_rto_lost_acked(qp, t, a);
 	if (t->state == MRO_TX_LOST)
 		qp->lost--;
 	t->state = MRO_TX_ACKED;
@@ -406,6 +427,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 			continue;
 		t->state = MRO_TX_LOST;
 		t->fast_lost = false;
+		t->rto_lost = !fired;
 		qp->lost++;
 		/*
 		 * Only the oldest PSN weighs on its path's health: a late

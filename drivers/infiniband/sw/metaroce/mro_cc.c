@@ -11,6 +11,7 @@
 #include <kunit/visibility.h>
 
 #include "mro_cc.h"
+#include "mro_psn.h"
 
 static const struct mro_cc_ops *const mro_cc_algos[] = {
 	&mro_cc_dual,
@@ -169,6 +170,67 @@ u32 mro_minrtt_get(const struct mro_minrtt *m)
 	return min(m->cur, m->prev);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_minrtt_get);
+
+void mro_cc_undo_save(struct mro_cc *cc)
+{
+	if (cc->undo_valid)
+		return;
+	cc->undo_cwnd_fp = cc->cwnd_fp;
+	cc->undo_ssthresh = cc->ssthresh;
+	cc->undo_valid = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_undo_save);
+
+bool mro_cc_undo(struct mro_cc *cc)
+{
+	if (!cc->undo_valid)
+		return false;
+	cc->cwnd_fp = max(cc->cwnd_fp, mro_cc_clamp(cc, cc->undo_cwnd_fp));
+	cc->ssthresh = max(cc->ssthresh, cc->undo_ssthresh);
+	cc->timeouts = 0;
+	cc->undo_valid = false;
+	cc->undos++;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_undo);
+
+void mro_cc_undo_drop(struct mro_cc *cc)
+{
+	cc->undo_valid = false;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_undo_drop);
+
+/* what a closed window needs free to reopen */
+static u32 mro_cc_reopen(u32 cwnd)
+{
+	return max(cwnd / 4, min_t(u32, MRO_ACK_EVERY, cwnd / 2));
+}
+
+bool mro_cc_window_wait(u32 pipe, u32 cwnd, u32 n, bool *closed)
+{
+	return mro_win_wait(pipe, cwnd, n, mro_cc_reopen(cwnd), closed);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_window_wait);
+
+bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit)
+{
+	u32 gap = mro_psn_to_self_ack(psn);
+	u32 back = MRO_ACK_EVERY - gap;	/* to the last self-acked PSN */
+
+	if (!gap)
+		return false;	/* acknowledged unasked */
+	if (gap > credit)
+		return true;
+	if (pipe + gap <= cwnd)
+		return false;	/* the sender goes on to the next one */
+	/*
+	 * Stopped before it: the ACK of the last self-acknowledged PSN, if
+	 * still to come, leaves @back PSNs out; enough to reopen?
+	 */
+	return mro_seq_before(psn - back, una) ||
+	       back + mro_cc_reopen(cwnd) > cwnd;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_need_ack);
 
 /* gain_pct % of cwnd * pkt_bytes per srtt, saturating */
 u64 mro_pace_rate(u32 cwnd_pkts, u32 pkt_bytes, u32 srtt_us, u32 gain_pct)

@@ -100,6 +100,10 @@ struct mro_cc {
 	u32 win_ecn;
 	u32 win_start_us;
 	u32 timeouts;		/* consecutive, without progress */
+	u32 undo_cwnd_fp;	/* before the first timeout of an episode */
+	u32 undo_ssthresh;
+	bool undo_valid;	/* a timeout's verdict is pending */
+	u32 undos;		/* spurious timeouts undone */
 	u32 last_delay_us;
 	u16 ecn_seen;		/* last ecn_ce echoed by the peer */
 	bool ecn_synced;
@@ -162,6 +166,36 @@ void mro_minrtt_update(struct mro_minrtt *m, u32 now_us, u32 rtt_us,
 u32 mro_minrtt_get(const struct mro_minrtt *m);
 
 /* pacing arithmetic; rates in bytes per second, times in ns */
+/*
+ * Whether @n more packets must wait with @pipe of @cwnd in the network.
+ * Silly-window avoidance: a window that closed (*@closed) reopens only
+ * when a quarter of it, and at least the ACK rhythm's step when it is
+ * large enough, is free.  Reopened a packet at a time, every packet would
+ * end a burst and ask for an ACK: one ACK per packet, which costs more
+ * CPU than the data.
+ */
+bool mro_cc_window_wait(u32 pipe, u32 cwnd, u32 n, bool *closed);
+
+/*
+ * Whether the packet with @psn must ask for an ACK (mro_psn.h rhythm):
+ * with @pipe PSNs in the network once it left, of a window of @cwnd, the
+ * oldest unacknowledged PSN @una and @credit more PSNs granted after it.
+ * It asks when the grant, or the window, stops the sender before the next
+ * PSN acknowledged unasked, unless the ACK of the last such PSN, still to
+ * come, will reopen the window (mro_cc_window_wait()).
+ */
+bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit);
+
+/*
+ * Before a timeout acts: keep the window it may have to give back (the
+ * first timeout of an episode keeps the window from before the episode).
+ * mro_cc_undo() restores it once the timeout proved spurious and returns
+ * whether it did; mro_cc_undo_drop() forgets it when it proved genuine.
+ */
+void mro_cc_undo_save(struct mro_cc *cc);
+bool mro_cc_undo(struct mro_cc *cc);
+void mro_cc_undo_drop(struct mro_cc *cc);
+
 u64 mro_pace_rate(u32 cwnd_pkts, u32 pkt_bytes, u32 srtt_us, u32 gain_pct);
 u64 mro_pace_gap_ns(u32 bytes, u64 rate);
 u64 mro_pace_next(u64 next_ns, u64 now_ns, u64 gap_ns, u64 burst_ns);

@@ -14,8 +14,6 @@
 #include "mro_psn.h"
 #include "mro_qp.h"
 
-#define MRO_CC_ACK_EVERY	4	/* mro_resp.c: packets per unrequested ACK */
-
 /* bytes a data packet of @mtu payload takes on the wire (IPv4) */
 static u32 mro_cc_pkt_bytes(u32 mtu)
 {
@@ -188,6 +186,7 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 				   qp->txwin);
 		c->pace_rate = 0;
 		c->pace_next_ns = 0;
+		c->cwnd_closed = false;
 		c->sacked = 0;
 		c->on = true;
 		break;
@@ -226,12 +225,24 @@ static bool mro_cc_pace_ok(struct mro_qp *qp)
 	return false;
 }
 
-/* @npsn more PSNs fit the window; an empty pipe always takes one step */
-static bool mro_cc_window_ok(struct mro_qp *qp, u32 pipe, u32 npsn)
+/*
+ * @npsn more PSNs fit the window; an empty pipe always takes one step.
+ * New data (@reopen) waits, once the window closed, until a share of it
+ * is free (mro_cc_window_wait()); a retransmission only needs room.
+ */
+static bool mro_cc_window_ok(struct mro_qp *qp, u32 pipe, u32 npsn,
+			     bool reopen)
 {
 	struct mro_cc_qp *c = &qp->cc;
+	u32 cwnd = c->cc.ops->cwnd(&c->cc);
+	bool closed = false;
 
-	if (!pipe || pipe + npsn <= c->cc.ops->cwnd(&c->cc))
+	if (!pipe) {
+		c->cwnd_closed = false;
+		return true;
+	}
+	if (!mro_cc_window_wait(pipe, cwnd, npsn,
+				reopen ? &c->cwnd_closed : &closed))
 		return true;
 	mro_count(qp->dev->stats, MRO_CNT_CC_CWND_LIMITED, 1);
 	return false;
@@ -245,7 +256,7 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 	if (!c->on)
 		return true;
 	pipe = mro_cc_qp_pipe(qp);
-	if (!mro_cc_window_ok(qp, pipe, npsn))
+	if (!mro_cc_window_ok(qp, pipe, npsn, true))
 		return false;
 	if (mro_credit_tx_avail(&c->ctx, qp->snd_nxt) < npsn) {
 		if (pipe) {
@@ -272,7 +283,7 @@ bool mro_cc_may_retx(struct mro_qp *qp)
 		qp->cc.rto_retx = false;
 		return true;
 	}
-	return mro_cc_window_ok(qp, mro_cc_qp_pipe(qp), 1) &&
+	return mro_cc_window_ok(qp, mro_cc_qp_pipe(qp), 1, false) &&
 	       mro_cc_pace_ok(qp);
 }
 
@@ -288,20 +299,19 @@ void mro_cc_una_passed(struct mro_qp *qp)
 }
 
 /*
- * Whether the packet with @psn is among the last the window or the grant
- * allows: the responder ACKs every MRO_CC_ACK_EVERY packets by itself, so
- * a small window would otherwise wait for the RTO.
+ * Whether the packet with @psn must ask for an ACK: the window or the
+ * grant stops the sender before the next PSN the responder acknowledges
+ * unasked (mro_psn.h), which would leave the window to the RTO.
  */
 bool mro_cc_ack_req(struct mro_qp *qp, u32 psn)
 {
 	struct mro_cc_qp *c = &qp->cc;
-	u32 after = psn + 1;
 
 	if (!c->on)
 		return false;
-	return mro_cc_qp_pipe(qp) + 1 + MRO_CC_ACK_EVERY >
-	       c->cc.ops->cwnd(&c->cc) ||
-	       mro_credit_tx_avail(&c->ctx, after) < MRO_CC_ACK_EVERY;
+	return mro_cc_need_ack(psn, qp->snd_una, c->cc.ops->cwnd(&c->cc),
+			       mro_cc_qp_pipe(qp) + 1,
+			       mro_credit_tx_avail(&c->ctx, psn + 1));
 }
 
 void mro_cc_sent(struct mro_qp *qp, u32 bytes)
@@ -364,10 +374,24 @@ void mro_cc_timeout(struct mro_qp *qp)
 	if (!c->on)
 		return;
 	c->rto_retx = true;
+	mro_cc_undo_save(&c->cc);
 	c->cc.ops->on_timeout(&c->cc, mro_now_us());
 	if (c->cc.decreases != dec)
 		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,
 			  c->cc.decreases - dec);
+}
+
+/* the oldest PSN an RTO resent was acknowledged: was the RTO spurious? */
+void mro_cc_rto_verdict(struct mro_qp *qp, bool spurious)
+{
+	struct mro_cc *cc = &qp->cc.cc;
+
+	if (!qp->cc.on)
+		return;
+	if (spurious)
+		mro_cc_undo(cc);
+	else
+		mro_cc_undo_drop(cc);
 }
 
 void mro_cc_credit_rcv(struct mro_qp *qp, const struct mro_ctrl_hdr *ctrl)

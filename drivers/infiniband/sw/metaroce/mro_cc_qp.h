@@ -35,6 +35,7 @@ struct mro_cc_qp {
 	struct mro_credit_rx crx;	/* responder: what we granted */
 	u32 sacked;			/* acknowledged PSNs past snd_una */
 	bool rto_retx;			/* an RTO's resend skips the window */
+	bool cwnd_closed;		/* new data waits for a share free */
 	u32 idle_us;			/* responder: credit timer interval */
 	u64 pace_next_ns;
 	u64 pace_rate;			/* bytes/s, 0: unpaced */
@@ -67,6 +68,7 @@ bool mro_cc_ack_req(struct mro_qp *qp, u32 psn);
 void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 		u32 old_lost);
 void mro_cc_timeout(struct mro_qp *qp);
+void mro_cc_rto_verdict(struct mro_qp *qp, bool spurious);
 void mro_cc_credit_rcv(struct mro_qp *qp, const struct mro_ctrl_hdr *c);
 
 /* responder (qp->lock held) */

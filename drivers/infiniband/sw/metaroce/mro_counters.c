@@ -37,6 +37,7 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_LOSS_DETECTED].name = "loss_detected",
 	[MRO_CNT_SPURIOUS_RETX].name = "spurious_retransmits",
 	[MRO_CNT_RTO].name = "rto_expired",
+	[MRO_CNT_SPURIOUS_RTO].name = "spurious_rtos",
 	[MRO_CNT_RNR_NAK_SENT].name = "rnr_nak_sent",
 	[MRO_CNT_RNR_NAK_RCVD].name = "rnr_nak_rcvd",
 	[MRO_CNT_NAK_SENT].name = "nak_sent",
@@ -103,7 +104,7 @@ static const u8 mro_qp_counters[] = {
 	MRO_CNT_TX_ERR, MRO_CNT_ACKS_SENT,
 	MRO_CNT_ACKS_RCVD, MRO_CNT_RETRANSMITS, MRO_CNT_LOSS_DETECTED,
 	MRO_CNT_SPURIOUS_RETX,
-	MRO_CNT_RTO, MRO_CNT_RNR_NAK_SENT, MRO_CNT_RNR_NAK_RCVD,
+	MRO_CNT_RTO, MRO_CNT_SPURIOUS_RTO, MRO_CNT_RNR_NAK_SENT, MRO_CNT_RNR_NAK_RCVD,
 	MRO_CNT_NAK_SENT, MRO_CNT_NAK_RCVD, MRO_CNT_RETRY_EXCEEDED,
 };
 

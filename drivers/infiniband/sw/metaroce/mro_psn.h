@@ -42,17 +42,35 @@ static inline u32 mro_seq_max(u32 a, u32 b)
 }
 
 /*
+ * The ACK rhythm both sides know: besides the packets that ask
+ * for one (and anything out of order), a responder acknowledges on its
+ * own every PSN whose low bits are all ones, one in MRO_ACK_EVERY.  A
+ * requester asks only when it cannot send up to the next such PSN.
+ */
+#define MRO_ACK_EVERY	4
+
+static inline bool mro_psn_self_acked(u32 psn)
+{
+	return (psn & (MRO_ACK_EVERY - 1)) == MRO_ACK_EVERY - 1;
+}
+
+/* PSNs after @psn up to the next one acknowledged unasked */
+static inline u32 mro_psn_to_self_ack(u32 psn)
+{
+	return (MRO_ACK_EVERY - 1 - psn) & (MRO_ACK_EVERY - 1);
+}
+
+/*
  * The send window: whether @n more PSNs must wait, with @inflight of @win
  * out.  Silly-window avoidance: a window that closed (*@closed) opens
- * again only once 1/@reopen of it is free.  Sent into a PSN or two at a
+ * again only once @need PSNs of it are free.  Sent into a PSN or two at a
  * time, every packet would be among the window's last, which ask for an
  * ACK: one ACK per packet.
  */
-static inline bool mro_win_wait(u32 inflight, u32 win, u32 n, u32 reopen,
+static inline bool mro_win_wait(u32 inflight, u32 win, u32 n, u32 need,
 				bool *closed)
 {
 	u32 room = inflight < win ? win - inflight : 0;
-	u32 need = reopen ? win / reopen : 0;
 
 	if (n > room) {
 		*closed = true;

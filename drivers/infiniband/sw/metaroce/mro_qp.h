@@ -78,6 +78,7 @@ struct mro_txslot {
 	u8 retx;
 	bool on_path;		/* path/path_seq describe a transmission */
 	bool fast_lost;		/* loss detection (not a timer) declared it */
+	bool rto_lost;		/* the oldest PSN an RTO resent */
 };
 
 /* a received message that consumes a receive WQE (SEND*, WRITE_IMM) */

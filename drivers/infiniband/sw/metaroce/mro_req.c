@@ -17,7 +17,6 @@ module_param_named(rto_min_us, mro_rto_min_us, uint, 0644);
 MODULE_PARM_DESC(rto_min_us, "minimum retransmission timeout in microseconds, >= 100 (default 1000)");
 
 #define MRO_READ_CHUNK		64	/* response packets per READ_REQ, at most */
-#define MRO_ACK_REQ_EVERY	8
 #define MRO_WIN_REOPEN		8	/* a closed window reopens 1/8 free */
 
 u32 mro_now_us(void)
@@ -391,12 +390,17 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		if (!offset)
 			hdr.flags |= METAROCE_F_FIRST;
 		if (offset + len == s->length) {
-			hdr.flags |= METAROCE_F_LAST | METAROCE_F_ACK_REQ;
+			hdr.flags |= METAROCE_F_LAST;
+			/*
+			 * The last packet of the last message asks; behind
+			 * it, the next messages' packets bring the ACK
+			 * (mro_psn.h rhythm) and the window rules ask.
+			 */
+			if (qp->sq_head == mro_queue_producer(qp->sq))
+				hdr.flags |= METAROCE_F_ACK_REQ;
 			if (s->send_flags & IB_SEND_SOLICITED)
 				hdr.flags |= METAROCE_F_SOLICITED;
 		}
-		if (!((psn - s->first_psn + 1) % MRO_ACK_REQ_EVERY))
-			hdr.flags |= METAROCE_F_ACK_REQ;
 		break;
 	}
 
@@ -525,7 +529,8 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			len = min_t(u32, n * qp->mtu, s->length - off);
 		}
 		if (rc && mro_win_wait(mro_inflight(qp), qp->txwin, n,
-				       MRO_WIN_REOPEN, &qp->win_closed))
+				       qp->txwin / MRO_WIN_REOPEN,
+				       &qp->win_closed))
 			return -1;
 		if (rc && !mro_cc_may_send(qp, n))	/* cwnd, credit, pacing */
 			return -1;

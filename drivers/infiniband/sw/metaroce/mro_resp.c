@@ -12,8 +12,6 @@
 #include "mro_psn.h"
 #include "mro_qp.h"
 
-#define MRO_ACK_EVERY		4	/* packets per ACK without a request */
-
 /* queue a packet that is all header (ACK, ATOMIC_RESP) for the peer */
 static bool mro_queue_hdr_only(struct mro_qp *qp, struct mro_hdr *hdr,
 			       struct sk_buff_head *out)
@@ -628,7 +626,8 @@ ack:
 		return;
 	if (hdr->flags & METAROCE_F_ACK_REQ)
 		ack_now = true;
-	if (ack_now || ++qp->ack_pending >= MRO_ACK_EVERY)
+	if (ack_now || mro_psn_self_acked(hdr->psn) ||
+	    ++qp->ack_pending >= MRO_ACK_EVERY)
 		mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
 	return;
 bad:
