@@ -288,21 +288,28 @@ static void cc_spurious_timeout_undo(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cw(&cc), 100U);
 }
 
+/* the ACK rhythm's step (mro_psn.h), a power of two */
+#define E	MRO_ACK_EVERY
+
 /*
  * The congestion window reopens by a quarter (at least the ACK rhythm's
- * four PSNs once it is 8 or more), never by less than the request; small
- * windows still reopen.
+ * step, E PSNs, once the window is 2E or more), never by less than the
+ * request; small windows still reopen.
  */
 static void cc_window_reopen(struct kunit *test)
 {
 	bool closed = false;
 
-	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(10, 12, 2, &closed));
-	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(12, 12, 1, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(4 * E - 2, 4 * E, 2,
+						    &closed));
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(4 * E, 4 * E, 1, &closed));
 	KUNIT_EXPECT_TRUE(test, closed);
-	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(11, 12, 1, &closed));
-	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(9, 12, 1, &closed));
-	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(8, 12, 1, &closed));
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(4 * E - 1, 4 * E, 1,
+						   &closed));
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(3 * E + 1, 4 * E, 1,
+						   &closed));
+	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(3 * E, 4 * E, 1,
+						    &closed));
 	KUNIT_EXPECT_FALSE(test, closed);
 	/* a large window: a quarter */
 	closed = true;
@@ -320,46 +327,47 @@ static void cc_window_reopen(struct kunit *test)
 }
 
 /*
- * The ACK rhythm: the responder acknowledges PSNs ...3, 7, 11 ... unasked,
- * so a packet asks only when the grant, or the window, stops the sender
- * before the next of them and no ACK still to come reopens the window;
- * across the PSN wrap too.
+ * The ACK rhythm: the responder acknowledges PSNs E - 1, 2E - 1 ...
+ * unasked, so a packet asks only when the grant, or the window, stops the
+ * sender before the next of them and no ACK still to come reopens the
+ * window; across the PSN wrap too.
  */
 static void cc_ack_request_rhythm(struct kunit *test)
 {
 	/* self-acknowledged PSNs never ask */
-	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(3, 0, 10, 4, 0));
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(E - 1, 0, 10, 4, 0));
 	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(U32_MAX, 0, 2, 9, 0));
-	/* the grant stops the sender before PSN 3 */
-	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(0, 0, 100, 1, 2));
-	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(2, 0, 1000, 3, 1));
-	/* the window lets it reach PSN 3 */
-	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(0, 0, 4, 1, 100));
+	/* the grant stops the sender before PSN E - 1 */
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(0, 0, 100, 1, E - 2));
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(E - 2, 0, 1000, 3, 1));
+	/* the window lets it reach PSN E - 1 */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(0, 0, E, 1, 100));
 	/* it does not, and no self-acknowledged PSN is out */
-	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(0, 0, 3, 1, 100));
-	/* ... one is (PSN 3): its ACK leaves 2 out of 4, enough to reopen */
-	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(5, 3, 4, 3, 100));
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(0, 0, E - 1, 1, 100));
+	/* ... one is (E - 1): its ACK leaves 2 out of E, enough to reopen */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(E + 1, E - 1, E, 3, 100));
 	/* ... but a window of 2 would not reopen */
-	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(5, 4, 2, 2, 100));
-	/* across the wrap: U32_MAX - 4 is self-acknowledged and still out */
-	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(U32_MAX - 1, U32_MAX - 10,
-						 8, 8, 100));
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(E + 1, E, 2, 2, 100));
+	/* across the wrap: U32_MAX - E is self-acknowledged and still out */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(U32_MAX - 1,
+						 U32_MAX - E - 2, 4 * E, 4 * E,
+						 100));
 	/* ... or already acknowledged */
-	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(U32_MAX - 1, U32_MAX - 3,
-						8, 8, 100));
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(U32_MAX - 1, U32_MAX - E + 1,
+						4 * E, 4 * E, 100));
 }
 
 /*
  * A window-limited sender against a responder that follows the rhythm,
  * every packet delivered, the newest ACK returned: the flow never stalls
  * (the sender always has room or an ACK to wait for), and for windows of
- * 8 or more at most one packet in 8 asks.
+ * 2E or more at most one packet in E asks.
  */
 static void cc_ack_rhythm_no_stall(struct kunit *test)
 {
 	u32 cwnd;
 
-	for (cwnd = 2; cwnd <= 48; cwnd++) {
+	for (cwnd = 2; cwnd <= 12 * E; cwnd++) {
 		u32 una = U32_MAX - 100, nxt = una, asked = 0, sent = 0;
 		u32 last_ask = 0, step;
 		bool closed = false, have_ask = false;
@@ -392,12 +400,14 @@ static void cc_ack_rhythm_no_stall(struct kunit *test)
 					      "cwnd %u stalls at %u", cwnd, una);
 			una = acked_to;
 		}
-		if (cwnd >= 8)
-			KUNIT_EXPECT_LE_MSG(test, asked * 8, sent,
+		if (cwnd >= 2 * E)
+			KUNIT_EXPECT_LE_MSG(test, asked * E, sent,
 					    "cwnd %u: %u asks in %u", cwnd,
 					    asked, sent);
 	}
 }
+
+#undef E
 
 static void cc_clamps_and_hostile_samples(struct kunit *test)
 {
