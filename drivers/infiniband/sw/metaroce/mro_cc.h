@@ -165,7 +165,6 @@ void mro_minrtt_update(struct mro_minrtt *m, u32 now_us, u32 rtt_us,
 /* U32_MAX when there is no sample */
 u32 mro_minrtt_get(const struct mro_minrtt *m);
 
-/* pacing arithmetic; rates in bytes per second, times in ns */
 /*
  * Whether @n more packets must wait with @pipe of @cwnd in the network.
  * Silly-window avoidance: a window that closed (*@closed) reopens only
@@ -196,6 +195,7 @@ void mro_cc_undo_save(struct mro_cc *cc);
 bool mro_cc_undo(struct mro_cc *cc);
 void mro_cc_undo_drop(struct mro_cc *cc);
 
+/* pacing arithmetic; rates in bytes per second, times in ns */
 u64 mro_pace_rate(u32 cwnd_pkts, u32 pkt_bytes, u32 srtt_us, u32 gain_pct);
 u64 mro_pace_gap_ns(u32 bytes, u64 rate);
 u64 mro_pace_next(u64 next_ns, u64 now_ns, u64 gap_ns, u64 burst_ns);

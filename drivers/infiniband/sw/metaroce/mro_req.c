@@ -299,6 +299,12 @@ static int mro_swqe_read(struct mro_qp *qp, u32 idx, struct mro_swqe *s,
 			    s->num_sge, offset, buf, len, MRO_COPY_FROM_MEM, 0);
 }
 
+/* the send queue holds WQEs posted but not yet taken by the requester */
+static bool mro_sq_posted(struct mro_qp *qp)
+{
+	return qp->sq_head != mro_queue_producer(qp->sq);
+}
+
 /*
  * Build and queue one packet of WQE @idx: PSN @psn, message bytes
  * [offset, offset + len).  READ_REQ packets ask for @len bytes.
@@ -396,7 +402,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 			 * it, the next messages' packets bring the ACK
 			 * (mro_psn.h rhythm) and the window rules ask.
 			 */
-			if (qp->sq_head == mro_queue_producer(qp->sq))
+			if (!mro_sq_posted(qp))
 				hdr.flags |= METAROCE_F_ACK_REQ;
 			if (s->send_flags & IB_SEND_SOLICITED)
 				hdr.flags |= METAROCE_F_SOLICITED;
@@ -473,7 +479,7 @@ static bool mro_fetch(struct mro_qp *qp)
 
 	if (qp->sq_cur_valid)
 		return true;
-	if (qp->sq_head == mro_queue_producer(qp->sq))
+	if (!mro_sq_posted(qp))
 		return false;
 	if (qp->sq_draining)
 		return false;
