@@ -327,6 +327,43 @@ static void cc_window_reopen(struct kunit *test)
 }
 
 /*
+ * A READ_REQ's response burst: what the window and the grant have room
+ * for, but never a packet at a time into a closed window, never 0, and
+ * never more than asked.
+ */
+static void cc_read_burst_size(struct kunit *test)
+{
+	bool closed = false;
+	u32 n;
+
+	/* an empty pipe: the whole chunk up to the window */
+	KUNIT_EXPECT_EQ(test, mro_cc_burst_size(64, 0, 40, 1000), 40U);
+	KUNIT_EXPECT_EQ(test, mro_cc_burst_size(16, 0, 40, 1000), 16U);
+	/* the grant bounds it too */
+	KUNIT_EXPECT_EQ(test, mro_cc_burst_size(64, 0, 40, 20), 20U);
+	/* room for 30 of a window of 40 */
+	KUNIT_EXPECT_EQ(test, mro_cc_burst_size(64, 10, 40, 1000), 30U);
+	/*
+	 * room for 2 of 40: asks for the reopening share, which the window
+	 * refuses until that share is free (no one-packet READs)
+	 */
+	n = mro_cc_burst_size(64, 38, 40, 1000);
+	KUNIT_EXPECT_EQ(test, n, 10U);
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(38, 40, n, &closed));
+	KUNIT_EXPECT_TRUE(test, closed);
+	n = mro_cc_burst_size(64, 31, 40, 1000);
+	KUNIT_EXPECT_TRUE(test, mro_cc_window_wait(31, 40, n, &closed));
+	n = mro_cc_burst_size(64, 30, 40, 1000);
+	KUNIT_EXPECT_EQ(test, n, 10U);
+	KUNIT_EXPECT_FALSE(test, mro_cc_window_wait(30, 40, n, &closed));
+	/* a window past full, tiny windows, no grant: at least one */
+	KUNIT_EXPECT_EQ(test, mro_cc_burst_size(64, U32_MAX, 1, 0), 1U);
+	KUNIT_EXPECT_EQ(test, mro_cc_burst_size(64, 0, 1, 0), 1U);
+	KUNIT_EXPECT_EQ(test, mro_cc_burst_size(1, 0, U32_MAX, U32_MAX), 1U);
+	KUNIT_EXPECT_EQ(test, mro_cc_burst_size(0, 0, 40, 40), 0U);
+}
+
+/*
  * The ACK rhythm: the responder acknowledges PSNs E - 1, 2E - 1 ...
  * unasked, so a packet asks only when the grant, or the window, stops the
  * sender before the next of them and no ACK still to come reopens the
@@ -685,6 +722,7 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_ack_request_rhythm),
 	KUNIT_CASE(cc_ack_rhythm_no_stall),
 	KUNIT_CASE(cc_window_reopen),
+	KUNIT_CASE(cc_read_burst_size),
 	KUNIT_CASE(cc_clamps_and_hostile_samples),
 	KUNIT_CASE(cc_off_is_fixed),
 	KUNIT_CASE(cc_feedback_validation),

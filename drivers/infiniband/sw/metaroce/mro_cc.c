@@ -212,6 +212,14 @@ bool mro_cc_window_wait(u32 pipe, u32 cwnd, u32 n, bool *closed)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_window_wait);
 
+u32 mro_cc_burst_size(u32 n, u32 pipe, u32 cwnd, u32 credit)
+{
+	u32 room = cwnd > pipe ? cwnd - pipe : 0;
+
+	return min(n, max3(min(room, credit), mro_cc_reopen(cwnd), 1U));
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_burst_size);
+
 bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit)
 {
 	u32 gap = mro_psn_to_self_ack(psn);

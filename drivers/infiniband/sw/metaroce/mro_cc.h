@@ -176,6 +176,16 @@ u32 mro_minrtt_get(const struct mro_minrtt *m);
 bool mro_cc_window_wait(u32 pipe, u32 cwnd, u32 n, bool *closed);
 
 /*
+ * How many of @n packets to send as one burst the sender cannot pace
+ * (the responses to one READ_REQ): no more than the window (@cwnd less
+ * @pipe) and the grant (@credit) have room for, but not fewer than the
+ * window's reopening share: a smaller burst fails mro_cc_window_wait()
+ * and waits for that share, so a closed window is not refilled a packet
+ * at a time.  At least 1 when @n is.
+ */
+u32 mro_cc_burst_size(u32 n, u32 pipe, u32 cwnd, u32 credit);
+
+/*
  * Whether the packet with @psn must ask for an ACK (mro_psn.h rhythm):
  * with @pipe PSNs in the network once it left, of a window of @cwnd, the
  * oldest unacknowledged PSN @una and @credit more PSNs granted after it.

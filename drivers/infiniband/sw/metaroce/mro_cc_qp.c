@@ -268,6 +268,17 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 	return mro_cc_pace_ok(qp);
 }
 
+/* responses a READ_REQ asks for, of @n wanted (mro_cc_burst_size()) */
+u32 mro_cc_read_burst(struct mro_qp *qp, u32 n)
+{
+	struct mro_cc_qp *c = &qp->cc;
+
+	if (!c->on)
+		return n;
+	return mro_cc_burst_size(n, mro_cc_qp_pipe(qp), c->cc.ops->cwnd(&c->cc),
+				 mro_credit_tx_avail(&c->ctx, qp->snd_nxt));
+}
+
 /*
  * A retransmission replaces a packet that left the pipe (qp->lost): it
  * takes a place in the window and on the pacing clock like a new one,

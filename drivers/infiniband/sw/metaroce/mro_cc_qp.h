@@ -59,6 +59,7 @@ bool mro_cc_skb_ce(struct sk_buff *skb);
 
 /* requester (qp->lock held) */
 bool mro_cc_may_send(struct mro_qp *qp, u32 npsn);
+u32 mro_cc_read_burst(struct mro_qp *qp, u32 n);
 bool mro_cc_may_retx(struct mro_qp *qp);
 void mro_cc_sent(struct mro_qp *qp, u32 bytes);
 /* a tx slot became acknowledged; snd_una moved past an acknowledged one */

@@ -529,9 +529,14 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 		int err;
 
 		if (s->opcode == IB_WR_RDMA_READ) {
-			/* the responder takes at most half its window */
+			/*
+			 * the responder takes at most half its window and
+			 * answers in one burst: sized to the congestion window
+			 */
 			n = min3(s->npkts - s->sent, (u32)MRO_READ_CHUNK,
 				 qp->txwin / 4);
+			if (rc)
+				n = mro_cc_read_burst(qp, n);
 			len = min_t(u32, n * qp->mtu, s->length - off);
 		}
 		if (rc && mro_win_wait(mro_inflight(qp), qp->txwin, n,
