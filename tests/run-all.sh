@@ -222,7 +222,24 @@ if want bench; then
     record bench-smoke $rc
 fi
 
+# why things failed, compactly and last: CI shows only the end of the output
+fail_details() {
+    local j
+    find "$OUT" -maxdepth 3 -name summary.json |
+        sort | while read -r j; do
+        jq -r --arg d "${j#"$OUT"/}" '.vms[]? |
+            (select(.error) | "WHY \($d | rtrimstr("/summary.json"))/\(.vm): \(.error)"),
+            (.checks[]? | select(.ok | not) |
+             "WHY \($d | rtrimstr("/summary.json")) \(.name): \(.detail[0:160])")' \
+            "$j" 2>/dev/null
+    done
+    grep -h 'lab run failed' "$OUT/bench.log" 2>/dev/null | sed 's/^/WHY bench: /'
+    sed -n '/^## Failed samples/,/^## /{/^- /s/^- /WHY bench sample: /p}' \
+        "$OUT/bench/report.md" 2>/dev/null | cut -c1-200
+}
+
 log "summary ($summary):"
 cat "$summary"
+fail_details | head -n 20
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -95,8 +95,9 @@ main() {
 			"$t" "$rate" "$queue" "$show" "$telemetry" >"$files/bench.conf"
 		printf 'BENCH_MRO_PARAMS=%q\n' "$mro_params" >>"$files/bench.conf"
 		n=$(wc -l <"$files/bench.plan")
-		# a point takes 20-90 s under TCG (host load); the guest gets timeout - 120 s
-		tmo=$((n * 90 + 900))
+		# a point takes 20-90 s under TCG (host load), a smoke point (4 s
+		# transfers) 20-40 s; the guest gets timeout - 120 s
+		if [ "$profile" = smoke ]; then tmo=$((n * 60 + 360)); else tmo=$((n * 90 + 900)); fi
 		log "$t: $n points (VM timeout ${tmo}s)"
 		t1=$SECONDS
 		run=$out/run-$t

@@ -13,7 +13,7 @@ BENCH_DUR=${BENCH_DUR:-6}
 # ag CMD...: run CMD on VM a through its agent; prints the output, returns its status
 ag() {
 	local out rc
-	out=$(timeout 900 bash -c 'exec 3<>"/dev/tcp/$0/7701" || exit 111
+	out=$(timeout 300 bash -c 'exec 3<>"/dev/tcp/$0/7701" || exit 111
 		printf "%s\n" "$1" >&3; cat <&3' "$PEER_IP" "$*") || { echo "$out"; return 111; }
 	rc=$(tail -n1 <<<"$out")
 	sed '$d' <<<"$out"
@@ -146,7 +146,9 @@ point_lat() {
 	ag srv_start lat "$(pt_lat_cmd "$test" "$size" "$iters")" && ag srv_listening 18515 60 ||
 		err="server did not start"
 	# shellcheck disable=SC2046
-	out=$(bench_retry timeout 600 $(pt_lat_cmd "$test" "$size" "$iters" -H "$PEER_IP") 2>&1) || rc=$?
+	# a ping-pong of ITERS round trips: even at 100 ms each, 120 + ITERS s is plenty
+	out=$(bench_retry timeout $((120 + iters)) $(pt_lat_cmd "$test" "$size" "$iters" \
+		-H "$PEER_IP") 2>&1) || rc=$?
 	ag srv_wait lat 10 >/dev/null
 	if [ -n "$bulk" ]; then
 		kill -- -"$bulk" 2>/dev/null
@@ -218,7 +220,7 @@ point_mem() {
 	if [ -z "$BENCH_DEV" ]; then
 		return 0
 	fi
-	out=$("$LAB_FILES/qpmem" -d "$BENCH_DEV" -n "${P[qps]:-1000}" 2>&1 | tail -n 1)
+	out=$(timeout 600 "$LAB_FILES/qpmem" -d "$BENCH_DEV" -n "${P[qps]:-1000}" 2>&1 | tail -n 1)
 	if jq -e . <<<"$out" >/dev/null 2>&1; then
 		record "$LINE" "$(jq -c '. + {error: null}' <<<"$out")"
 		lab_log "result: $(jq -r '"\(.qps_created) QPs: slab \(.slab_per_qp) B/QP, vmalloc \(.vmalloc_per_qp) B/QP"' <<<"$out")"
