@@ -8,7 +8,9 @@
 # drops and the VM's CPU time (busy and kernel-only jiffies); prints the
 # deltas that are not zero and records METRICs <label>_<point>_MiBps and
 # the main counters.
-# Optional: $LAB_FILES/points, lines "NAME TEST SIZE DUR [netem options]"
+# Optional: $LAB_FILES/mtu, one number: eth0's MTU on both VMs (frames
+# larger than ~1.2 KB reach the transport in page fragments on virtio-net);
+# $LAB_FILES/points, lines "NAME TEST SIZE DUR [netem options]"
 # (the netem options shape b's egress); $LAB_FILES/qpmem (tools/bench): the
 # kernel memory per RC QP of each transport.
 # shellcheck source=tests/vm/guest/lib.sh
@@ -111,6 +113,10 @@ qdisc() {
 	tc qdisc del dev eth0 root 2>/dev/null
 	[ "$ROLE" = b ] && tc qdisc add dev eth0 root netem limit 10000 "$@"
 }
+
+if [ -f "$LAB_FILES/mtu" ]; then
+	lab_check set-mtu ip link set eth0 mtu "$(cat "$LAB_FILES/mtu")" || exit 1
+fi
 
 port=18600
 while read -r label kind mod params; do
