@@ -5,9 +5,12 @@
 # transport of $LAB_FILES/transports (see below) in one boot and, around
 # every point, snapshots on both VMs what could drop or repeat a packet: the
 # transport's port counters, UDP/IP SNMP counters, softnet drops, qdisc
-# drops and the VM's CPU time; prints the deltas that are not zero and
-# records METRICs <label>_<point>_MiBps and the main counters.
-# Optional: $LAB_FILES/points, lines "NAME TEST SIZE DUR [netem options]"
+# drops and the VM's CPU time (busy and kernel-only jiffies); prints the
+# deltas that are not zero and records METRICs <label>_<point>_MiBps and
+# the main counters.
+# Optional: $LAB_FILES/mtu, one number: eth0's MTU on both VMs (frames
+# larger than ~1.2 KB reach the transport in page fragments on virtio-net);
+# $LAB_FILES/points, lines "NAME TEST SIZE DUR [netem options]"
 # (the netem options shape b's egress); $LAB_FILES/qpmem (tools/bench): the
 # kernel memory per RC QP of each transport.
 # shellcheck source=tests/vm/guest/lib.sh
@@ -64,7 +67,8 @@ snap() {
 		echo "softnet.squeezed $sq"
 		tc -s qdisc show dev eth0 | awk '/^qdisc/ { q = $2 } /dropped/ { gsub(",", ""); print "qdisc." q ".dropped", $7; print "qdisc." q ".overlimits", $9; print "qdisc." q ".sent_pkts", $4 }'
 		ip -s -s link show eth0 | awk '/RX:/ { getline; print "link.rx_pkts", $2; print "link.rx_dropped", $4; print "link.rx_over", $5 } /TX:/ { getline; print "link.tx_pkts", $2; print "link.tx_dropped", $4 }'
-		awk '/^cpu / { print "cpu.busy_jiffies", $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+		awk '/^cpu / { print "cpu.busy_jiffies", $2 + $3 + $4 + $7 + $8 + $9
+			       print "cpu.kernel_jiffies", $4 + $7 + $8 }' /proc/stat
 	} >"$1"
 }
 
@@ -109,6 +113,10 @@ qdisc() {
 	tc qdisc del dev eth0 root 2>/dev/null
 	[ "$ROLE" = b ] && tc qdisc add dev eth0 root netem limit 10000 "$@"
 }
+
+if [ -f "$LAB_FILES/mtu" ]; then
+	lab_check set-mtu ip link set eth0 mtu "$(cat "$LAB_FILES/mtu")" || exit 1
+fi
 
 port=18600
 while read -r label kind mod params; do

@@ -313,9 +313,10 @@ static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 	/* the responder is not trusted: the packet must be what we asked */
 	if (hdr->msg.offset != t->offset || hdr->payload_len != t->len)
 		return;
-	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
-			   s->num_sge, t->offset, skb->data + hdr->hdr_len,
-			   t->len, MRO_COPY_TO_MEM, IB_ACCESS_LOCAL_WRITE);
+	err = mro_sge_copy_skb(qp->dev, qp->ibqp.pd,
+			       mro_swqe_sges(qp, t->swqe), s->num_sge,
+			       t->offset, skb, hdr->hdr_len, t->len,
+			       IB_ACCESS_LOCAL_WRITE);
 	if (mro_resp_placed(qp, s, hdr->psn, err))
 		mro_detect_loss(qp);
 }

@@ -26,6 +26,7 @@
 
 #include "mro.h"
 #include "mro_mem.h"
+#include "mro_skb.h"
 
 /* serialises metaroce atomics against each other, on every device */
 static DEFINE_SPINLOCK(mro_atomic_lock);
@@ -356,16 +357,23 @@ int mro_mem_atomic(struct mro_mem *mem, u64 iova, enum mro_atomic_op op,
 	return err;
 }
 
-int mro_sge_copy(struct mro_dev *dev, struct ib_pd *pd,
-		 const struct ib_sge *sge, u32 num_sge, u32 offset,
-		 void *buf, u32 len, enum mro_copy_dir dir, int access)
+static u64 mro_sge_total(const struct ib_sge *sge, u32 num_sge)
 {
 	u64 total = 0;
 	u32 i;
 
 	for (i = 0; i < num_sge; i++)
 		total += sge[i].length;
-	if ((u64)offset + len > total)
+	return total;
+}
+
+int mro_sge_copy(struct mro_dev *dev, struct ib_pd *pd,
+		 const struct ib_sge *sge, u32 num_sge, u32 offset,
+		 void *buf, u32 len, enum mro_copy_dir dir, int access)
+{
+	u32 i;
+
+	if ((u64)offset + len > mro_sge_total(sge, num_sge))
 		return -EINVAL;
 
 	for (i = 0; i < num_sge && len; i++) {
@@ -396,6 +404,67 @@ int mro_sge_copy(struct mro_dev *dev, struct ib_pd *pd,
 		offset = 0;
 	}
 	return len ? -EINVAL : 0;
+}
+
+/* one piece of a received packet's payload into an MR or MW */
+struct mro_skb_to_mem {
+	struct mro_mem *mem;
+	u64 iova;
+};
+
+static int mro_skb_mem_piece(void *ctx, const void *data, u32 len)
+{
+	struct mro_skb_to_mem *c = ctx;
+	int err;
+
+	err = mro_mem_copy(c->mem, c->iova, (void *)data, len,
+			   MRO_COPY_TO_MEM);
+	c->iova += len;
+	return err;
+}
+
+int mro_mem_copy_skb(struct mro_mem *mem, u64 iova, struct sk_buff *skb,
+		     u32 off, u32 len)
+{
+	struct mro_skb_to_mem c = { .mem = mem, .iova = iova };
+
+	return mro_skb_walk(skb, off, len, mro_skb_mem_piece, &c);
+}
+
+/* one piece of a received packet's payload into a scatter list */
+struct mro_skb_to_sge {
+	struct mro_dev *dev;
+	struct ib_pd *pd;
+	const struct ib_sge *sge;
+	u32 num_sge;
+	u32 offset;
+	int access;
+};
+
+static int mro_skb_sge_piece(void *ctx, const void *data, u32 len)
+{
+	struct mro_skb_to_sge *c = ctx;
+	int err;
+
+	err = mro_sge_copy(c->dev, c->pd, c->sge, c->num_sge, c->offset,
+			   (void *)data, len, MRO_COPY_TO_MEM, c->access);
+	c->offset += len;
+	return err;
+}
+
+int mro_sge_copy_skb(struct mro_dev *dev, struct ib_pd *pd,
+		     const struct ib_sge *sge, u32 num_sge, u32 offset,
+		     struct sk_buff *skb, u32 off, u32 len, int access)
+{
+	struct mro_skb_to_sge c = {
+		.dev = dev, .pd = pd, .sge = sge, .num_sge = num_sge,
+		.offset = offset, .access = access,
+	};
+
+	/* the whole range first: no partial copy of a too-long payload */
+	if ((u64)offset + len > mro_sge_total(sge, num_sge))
+		return -EINVAL;
+	return mro_skb_walk(skb, off, len, mro_skb_sge_piece, &c);
 }
 
 /* ------------------------------------------------------------------ */

@@ -16,6 +16,7 @@
 
 #include "mro.h"
 #include "mro_qp.h"
+#include "mro_skb.h"
 #include "mro_wire.h"
 
 struct mro_net {
@@ -71,35 +72,36 @@ static struct net_device *mro_rx_netdev(struct sk_buff *skb)
 static int mro_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct mro_dev *dev;
-	enum mro_wire_err err;
 	struct mro_hdr hdr;
 	unsigned int len;
+	int err;
 
 	dev = mro_dev_get_by_netdev(mro_rx_netdev(skb));
 	if (!dev)
 		goto drop;
 
 	mro_count(dev->stats, MRO_CNT_RCVD_PKTS, 1);
-	if (skb_linearize(skb)) {
-		mro_count(dev->stats, MRO_CNT_DROP_NOMEM, 1);
-		goto drop_dev;
-	}
-	len = skb->len;
-	if (len < sizeof(struct udphdr)) {
+	/* the UDP layer pulled its header; make sure, it costs nothing */
+	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
 		mro_count(dev->stats, MRO_CNT_DROP_SHORT, 1);
 		goto drop_dev;
 	}
 	/* trust the UDP length only as far as it agrees with the skb */
-	len = min_t(unsigned int, len, ntohs(udp_hdr(skb)->len));
+	len = min_t(unsigned int, skb->len, ntohs(udp_hdr(skb)->len));
 	if (len < sizeof(struct udphdr)) {
 		mro_count(dev->stats, MRO_CNT_DROP_SHORT, 1);
 		goto drop_dev;
 	}
-	skb_pull(skb, sizeof(struct udphdr));
+	__skb_pull(skb, sizeof(struct udphdr));
 	len -= sizeof(struct udphdr);
 	mro_count(dev->stats, MRO_CNT_RCVD_BYTES, len);
 
-	err = mro_wire_decode(skb->data, len, &hdr);
+	/* headers pulled, payload left in the fragments */
+	err = mro_skb_decode(skb, len, &hdr);
+	if (err < 0) {
+		mro_count(dev->stats, MRO_CNT_DROP_NOMEM, 1);
+		goto drop_dev;
+	}
 	if (err != MRO_WIRE_OK) {
 		mro_count(dev->stats, mro_wire_drop_counter[err], 1);
 		goto drop_dev;

@@ -21,6 +21,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+struct sk_buff;
+
 struct mro_dev;
 
 /* ------------------------------------------------------------------ */
@@ -370,6 +372,16 @@ int mro_mem_atomic(struct mro_mem *mem, u64 iova, enum mro_atomic_op op,
 int mro_sge_copy(struct mro_dev *dev, struct ib_pd *pd,
 		 const struct ib_sge *sge, u32 num_sge, u32 offset,
 		 void *buf, u32 len, enum mro_copy_dir dir, int access);
+
+/*
+ * The same, to memory only, from the bytes [@off, @off + @len) of a
+ * received @skb (head and fragments) instead of a flat buffer.
+ */
+int mro_mem_copy_skb(struct mro_mem *mem, u64 iova, struct sk_buff *skb,
+		     u32 off, u32 len);
+int mro_sge_copy_skb(struct mro_dev *dev, struct ib_pd *pd,
+		     const struct ib_sge *sge, u32 num_sge, u32 offset,
+		     struct sk_buff *skb, u32 off, u32 len, int access);
 
 /* local operations carried by send WQEs */
 int mro_mem_invalidate(struct mro_dev *dev, struct ib_pd *pd, u32 key,

@@ -171,7 +171,7 @@ static void mro_complete_rmsgs(struct mro_qp *qp)
 
 /* SEND*, WRITE_IMM: a packet of a message that consumes a receive WQE */
 static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
-			const void *payload, struct sk_buff_head *out)
+			struct sk_buff *skb, struct sk_buff_head *out)
 {
 	u32 msn = hdr->msg.msn;
 	struct mro_rmsg *m;
@@ -224,20 +224,19 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 				m->status = IB_WC_REM_ACCESS_ERR;
 				mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
 			} else {
-				err = mro_mem_copy(mem, va, (void *)payload,
-						   hdr->payload_len,
-						   MRO_COPY_TO_MEM);
+				err = mro_mem_copy_skb(mem, va, skb,
+						       hdr->hdr_len,
+						       hdr->payload_len);
 				mro_mem_put(mem);
 				if (err)
 					m->status = IB_WC_REM_ACCESS_ERR;
 			}
 		} else {
-			err = mro_sge_copy(qp->dev, qp->ibqp.pd,
-					   mro_rmsg_sge(qp, m), m->num_sge,
-					   hdr->msg.offset,
-					   (void *)payload, hdr->payload_len,
-					   MRO_COPY_TO_MEM,
-					   IB_ACCESS_LOCAL_WRITE);
+			err = mro_sge_copy_skb(qp->dev, qp->ibqp.pd,
+					       mro_rmsg_sge(qp, m), m->num_sge,
+					       hdr->msg.offset, skb,
+					       hdr->hdr_len, hdr->payload_len,
+					       IB_ACCESS_LOCAL_WRITE);
 			if (err)
 				m->status = IB_WC_LOC_PROT_ERR;
 		}
@@ -268,7 +267,7 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 }
 
 static int mro_resp_write(struct mro_qp *qp, const struct mro_hdr *hdr,
-			  const void *payload, struct sk_buff_head *out)
+			  struct sk_buff *skb, struct sk_buff_head *out)
 {
 	u64 va = hdr->msg.va + hdr->msg.offset;
 	struct mro_mem *mem;
@@ -282,8 +281,7 @@ static int mro_resp_write(struct mro_qp *qp, const struct mro_hdr *hdr,
 			       va, hdr->payload_len, IB_ACCESS_REMOTE_WRITE);
 	if (!mem)
 		goto access;
-	err = mro_mem_copy(mem, va, (void *)payload, hdr->payload_len,
-			   MRO_COPY_TO_MEM);
+	err = mro_mem_copy_skb(mem, va, skb, hdr->hdr_len, hdr->payload_len);
 	mro_mem_put(mem);
 	if (!err)
 		return 0;
@@ -533,7 +531,6 @@ static bool mro_takes_resp_res(u8 op)
 void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		  struct sk_buff *skb, struct sk_buff_head *out)
 {
-	const void *payload = skb->data + hdr->hdr_len;
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	enum mro_rx_class cls;
 	bool ack_now = false;
@@ -581,14 +578,14 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	case METAROCE_OP_SEND_IMM:
 	case METAROCE_OP_SEND_INV:
 	case METAROCE_OP_WRITE_IMM:
-		n = mro_resp_msg(qp, hdr, payload, out);
+		n = mro_resp_msg(qp, hdr, skb, out);
 		if (n == -EAGAIN || n == -ERANGE)
 			return;	/* not accepted: do not mark the PSN */
 		if (n)
 			goto bad;
 		break;
 	case METAROCE_OP_WRITE:
-		if (mro_resp_write(qp, hdr, payload, out))
+		if (mro_resp_write(qp, hdr, skb, out))
 			return;
 		break;
 	case METAROCE_OP_READ_REQ:
@@ -650,7 +647,6 @@ void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
 void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		     struct sk_buff *skb)
 {
-	const void *payload = skb->data + hdr->hdr_len;
 	struct mro_recv_wqe w;
 	u8 grh[40] = {};
 	struct ib_wc wc = {};
@@ -699,10 +695,9 @@ void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	} else if (mro_sge_copy(qp->dev, qp->ibqp.pd, w.sge, w.num_sge, 0,
 				grh, sizeof(grh), MRO_COPY_TO_MEM,
 				IB_ACCESS_LOCAL_WRITE) ||
-		   mro_sge_copy(qp->dev, qp->ibqp.pd, w.sge, w.num_sge,
-				sizeof(grh), (void *)payload,
-				hdr->payload_len, MRO_COPY_TO_MEM,
-				IB_ACCESS_LOCAL_WRITE)) {
+		   mro_sge_copy_skb(qp->dev, qp->ibqp.pd, w.sge, w.num_sge,
+				    sizeof(grh), skb, hdr->hdr_len,
+				    hdr->payload_len, IB_ACCESS_LOCAL_WRITE)) {
 		wc.status = IB_WC_LOC_PROT_ERR;
 	}
 	qp->rcv_msn++;

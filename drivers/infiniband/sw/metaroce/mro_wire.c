@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * metaroce wire encode/decode.  Everything that reads a received packet's
- * header goes through mro_wire_decode(), which bounds every field before
- * anyone else sees it.
+ * header goes through mro_wire_parse() (after mro_wire_peek() and the CRC
+ * check; mro_wire_decode() does all three on a flat buffer), which bounds
+ * every field before anyone else sees it.
  */
 #include <linux/build_bug.h>
 #include <linux/crc32c.h>
@@ -83,11 +84,23 @@ bool mro_wire_is_request(u8 opcode)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_wire_is_request);
 
+u32 mro_wire_crc_add(u32 state, const void *buf, size_t len)
+{
+	return crc32c(state, buf, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_crc_add);
+
 u32 mro_wire_crc(const void *buf, size_t len)
 {
-	return ~crc32c(~0U, buf, len);
+	return ~mro_wire_crc_add(MRO_WIRE_CRC_SEED, buf, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_wire_crc);
+
+bool mro_wire_crc_ok(u32 crc, const void *field)
+{
+	return crc == get_unaligned_be32(field);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_crc_ok);
 
 void mro_wire_seal(void *buf, size_t len)
 {
@@ -307,32 +320,40 @@ static enum mro_wire_err decode_ack(const struct metaroce_ack *w,
 	return MRO_WIRE_OK;
 }
 
-enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
-				  struct mro_hdr *h)
+enum mro_wire_err mro_wire_peek(const void *buf, size_t len, u16 *hdr_len)
 {
 	const struct metaroce_bth *bth = buf;
-	const void *ext = (const u8 *)buf + METAROCE_BTH_LEN;
 	int ext_len;
-	u32 crc;
+	u16 hlen;
 
 	if (len < METAROCE_BTH_LEN + METAROCE_CRC_LEN)
 		return MRO_WIRE_SHORT;
 	if (bth->ver != METAROCE_WIRE_VERSION << 4)
 		return MRO_WIRE_VERSION;
-	h->opcode = bth->opcode;
-	ext_len = mro_wire_ext_len(h->opcode);
+	ext_len = mro_wire_ext_len(bth->opcode);
 	if (ext_len < 0)
 		return MRO_WIRE_OPCODE;
-	h->hdr_len = get_unaligned_be16(&bth->hdr_len);
-	if (h->hdr_len != METAROCE_BTH_LEN + ext_len)
+	hlen = get_unaligned_be16(&bth->hdr_len);
+	if (hlen != METAROCE_BTH_LEN + ext_len)
 		return MRO_WIRE_HDR_LEN;
-	if (len < (size_t)h->hdr_len + METAROCE_CRC_LEN)
+	if (len < (size_t)hlen + METAROCE_CRC_LEN)
 		return MRO_WIRE_SHORT;
+	*hdr_len = hlen;
+	return MRO_WIRE_OK;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_peek);
 
-	crc = get_unaligned_be32((const u8 *)buf + len - METAROCE_CRC_LEN);
-	if (crc != mro_wire_crc(buf, len - METAROCE_CRC_LEN))
-		return MRO_WIRE_CRC;
+enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
+				 struct mro_hdr *h)
+{
+	const struct metaroce_bth *bth = buf;
+	const void *ext = (const u8 *)buf + METAROCE_BTH_LEN;
+	enum mro_wire_err err;
 
+	err = mro_wire_peek(buf, len, &h->hdr_len);
+	if (err != MRO_WIRE_OK)
+		return err;
+	h->opcode = bth->opcode;
 	h->flags = get_unaligned_be16(&bth->flags);
 	h->dqpn = get_unaligned_be32(&bth->dqpn);
 	h->sqpn = get_unaligned_be32(&bth->sqpn);
@@ -375,5 +396,21 @@ enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
 	default:
 		return decode_msg(ext, h);
 	}
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_parse);
+
+enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
+				  struct mro_hdr *h)
+{
+	enum mro_wire_err err;
+	u16 hdr_len;
+
+	err = mro_wire_peek(buf, len, &hdr_len);
+	if (err != MRO_WIRE_OK)
+		return err;
+	if (!mro_wire_crc_ok(mro_wire_crc(buf, len - METAROCE_CRC_LEN),
+			     (const u8 *)buf + len - METAROCE_CRC_LEN))
+		return MRO_WIRE_CRC;
+	return mro_wire_parse(buf, len, h);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_wire_decode);

@@ -107,6 +107,15 @@ bool mro_wire_is_request(u8 opcode);
 
 /* CRC32C as carried on the wire, over @len bytes */
 u32 mro_wire_crc(const void *buf, size_t len);
+/*
+ * The same in pieces: start from MRO_WIRE_CRC_SEED, feed every piece in
+ * order to mro_wire_crc_add(), and the wire CRC is the complement (~) of
+ * the result.
+ */
+#define MRO_WIRE_CRC_SEED	(~0U)
+u32 mro_wire_crc_add(u32 state, const void *buf, size_t len);
+/* whether @crc equals the big-endian CRC field at @field */
+bool mro_wire_crc_ok(u32 crc, const void *field);
 
 /*
  * Write bth and extension of @h into @buf (at least @room bytes).
@@ -118,9 +127,26 @@ size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room);
 void mro_wire_seal(void *buf, size_t len);
 
 /*
- * Validate and decode the UDP payload @buf of @len bytes (CRC included).
- * On success fills @h (payload starts at @buf + h->hdr_len and is
- * h->payload_len bytes) and returns MRO_WIRE_OK.
+ * Receiving is three steps, so the payload of a packet need not be flat:
+ * 1. mro_wire_peek(): @buf holds at least METAROCE_BTH_LEN bytes (or the
+ *    whole packet if it is shorter) of a UDP payload of @len bytes (CRC
+ *    included).  Checks version, opcode and header length against @len
+ *    and returns the header length in @hdr_len.
+ * 2. the caller checks the CRC over the first @len - METAROCE_CRC_LEN bytes
+ *    (mro_wire_crc_add() per piece, mro_wire_crc_ok()).
+ * 3. mro_wire_parse(): @buf now holds the @hdr_len header bytes.  Repeats
+ *    step 1, decodes and bounds every field into @h (payload_len included:
+ *    the payload is the bytes [hdr_len, hdr_len + payload_len)).
+ * Each returns MRO_WIRE_OK or why the packet is refused.
+ */
+enum mro_wire_err mro_wire_peek(const void *buf, size_t len, u16 *hdr_len);
+enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
+				 struct mro_hdr *h);
+
+/*
+ * All three steps on the flat UDP payload @buf of @len bytes (CRC
+ * included).  On success fills @h (payload starts at @buf + h->hdr_len and
+ * is h->payload_len bytes) and returns MRO_WIRE_OK.
  */
 enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
 				  struct mro_hdr *h);
