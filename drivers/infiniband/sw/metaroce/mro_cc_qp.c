@@ -70,6 +70,7 @@ static void mro_cc_send_credit(struct mro_qp *qp, u32 grant,
 	void *payload;
 
 	hdr.opcode = METAROCE_OP_CREDIT;
+	hdr.flags = METAROCE_F_ECT;
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
 	hdr.tsval = mro_now_us();

@@ -34,6 +34,8 @@ static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
 	struct mro_hdr hdr = {};
 
 	hdr.opcode = METAROCE_OP_ACK;
+	/* an AQM marks it rather than drops it (protocol.rst, ECT) */
+	hdr.flags = METAROCE_F_ECT;
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
 	hdr.path = req->path;
@@ -365,6 +367,7 @@ static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
 	struct mro_hdr r = {};
 
 	r.opcode = METAROCE_OP_ATOMIC_RESP;
+	r.flags = METAROCE_F_ECT;
 	r.sqpn = qp->qpn;
 	r.dqpn = qp->dest_qpn;
 	r.psn = req->psn;
