@@ -224,13 +224,13 @@ fi
 
 # why things failed, compactly and last: CI shows only the end of the output
 fail_details() {
-    local j
+    local j d
     find "$OUT" -maxdepth 3 -name summary.json |
         sort | while read -r j; do
-        jq -r --arg d "${j#"$OUT"/}" '.vms[]? |
-            (select(.error) | "WHY \($d | rtrimstr("/summary.json"))/\(.vm): \(.error)"),
-            (.checks[]? | select(.ok | not) |
-             "WHY \($d | rtrimstr("/summary.json")) \(.name): \(.detail[0:160])")' \
+        d=${j#"$OUT"/}
+        jq -r --arg d "${d%/summary.json}" '.vms[]? |
+            (select(.error) | "WHY \($d)/\(.vm): \(.error)"),
+            (.checks[]? | select(.ok | not) | "WHY \($d) \(.name): \(.detail[0:160])")' \
             "$j" 2>/dev/null
     done
     grep -h 'lab run failed' "$OUT/bench.log" 2>/dev/null | sed 's/^/WHY bench: /'
