@@ -335,6 +335,16 @@ def main():
     for s in errs[:40]:
         md.append('- %s %s %s loss %s rep %s: %s\n' % (s.get('transport'), s.get('cat'),
                   s.get('test', ''), s.get('loss', ''), s.get('rep'), str(s['error'])[:200]))
+    est = [s for s in samples if s.get('goodput_from') == 'iterations']
+    if est:
+        md.append('\n## Goodput from the iteration count: %d samples\n\n'
+                  'perftest printed 0.00 MiB/s with iterations counted; these figures are the '
+                  'iterations times the message size over the nominal measurement window '
+                  '(duration minus the two margins).\n\n' % len(est))
+        for s in est[:40]:
+            md.append('- %s %s %s %s B loss %s rep %s: %.2f MiB/s\n' % (
+                s.get('transport'), s.get('cat'), s.get('test', ''), s.get('size', ''),
+                s.get('loss', ''), s.get('rep'), s.get('goodput_MiBps') or 0.0))
     if pngs:
         md.append('\n## Plots\n\n' + ''.join('![%s](%s)\n' % (p, p) for p in pngs))
     with open(os.path.join(a.out, 'report.md'), 'w') as fh:

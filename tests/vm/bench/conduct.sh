@@ -55,8 +55,13 @@ bw_server() {
 	fi
 }
 
+# bw_parse SIZE DUR < client output: "MIBPS SOURCE" (see pt_bw_parse)
 bw_parse() {
-	if [ "$BENCH_TRANSPORT" = tcp ]; then iperf_parse; else pt_bw_parse "$1"; fi
+	if [ "$BENCH_TRANSPORT" = tcp ]; then
+		iperf_parse | awk '{ print $1, "iperf3" }'
+	else
+		pt_bw_parse "$1" "$2"
+	fi
 }
 
 # point_wire: configure both ends for the point's loss/delay/reorder/skew
@@ -86,7 +91,7 @@ telemetry_loop() {
 
 point_bw() {
 	local test=${P[test]} size=${P[size]} qps=${P[qps]:-1} dur=${P[dur]:-$BENCH_DUR}
-	local sa0 sb0 sa1 sb1 out rc=0 srv bw da db hw0 hw1 err=''
+	local sa0 sb0 sa1 sb1 out rc=0 srv bw src da db hw0 hw1 err=''
 	hw0=$(bench_hw_counters)
 	sb0=$(bench_snap)
 	sa0=$(bw_server "$test" "$size" "$qps" "$dur") || err="server did not start"
@@ -104,20 +109,23 @@ point_bw() {
 	srv=$(ag "srv_wait bw 5 >/tmp/lab/srv-bw.out; bench_snap; tail -c 300 /tmp/lab/srv-bw.out" 2>&1)
 	sa1=$(head -n1 <<<"$srv")
 	hw1=$(bench_hw_counters)
-	bw=$(bw_parse "$size" <<<"$out")
+	bw=$(bw_parse "$size" "$dur" <<<"$out")
+	src=${bw#* } bw=${bw%% *}
 	[ -z "$bw" ] && err=${err:-"client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')"}
 	da=$(snap_delta "$sa0" "$sa1") db=$(snap_delta "$sb0" "$sb1")
 	# the receiver of the data: VM a, except for READ (responses flow a -> b)
 	local rx
 	if [ "$test" = read_bw ]; then rx=$(cut -d' ' -f4 <<<"$db"); else rx=$(cut -d' ' -f4 <<<"$da"); fi
-	record "$LINE" "$(jq -nc --arg bw "$bw" --arg err "$err" --arg da "$da" --arg db "$db" \
-		--arg rx "$rx" --argjson hw0 "$hw0" --argjson hw1 "$hw1" --arg srv "$(tail -c 300 <<<"$srv")" '
+	record "$LINE" "$(jq -nc --arg bw "$bw" --arg src "$src" --arg err "$err" --arg da "$da" \
+		--arg db "$db" --arg rx "$rx" --argjson hw0 "$hw0" --argjson hw1 "$hw1" \
+		--arg srv "$(tail -c 300 <<<"$srv")" '
 		($da | split(" ") | map(tonumber)) as $a | ($db | split(" ") | map(tonumber)) as $b |
-		{goodput_MiBps: ($bw | tonumber? // null), error: (if $err == "" then null else $err end),
+		{goodput_MiBps: ($bw | tonumber? // null), goodput_from: (if $bw == "" then null else $src end),
+		 error: (if $err == "" then null else $err end),
 		 wall_s: $b[0], cpu_busy_s: ($a[1] + $b[1]), cpu_kernel_s: ($a[2] + $b[2]),
 		 rx_wire_bytes: ($rx | tonumber), server_tail: $srv,
 		 counters: ($hw1 | with_entries(.value -= ($hw0[.key] // 0)) | with_entries(select(.value != 0)))}')"
-	lab_log "result: ${bw:-FAILED} MiB/s${err:+ ($err)}"
+	lab_log "result: ${bw:-FAILED} MiB/s${err:+ ($err)}${bw:+ (from $src)}"
 	[ -n "$bw" ]
 }
 
@@ -170,7 +178,7 @@ point_lat() {
 # ingress; hole_on/off are VM a's clock, like the samples.
 point_blackhole() {
 	local size=${P[size]:-65536} qps=${P[qps]:-1} pre=${P[pre]:-4} hole=${P[hole]:-5} post=${P[post]:-6}
-	local dur t_on t_off b0 b1 bucket out rc=0 bw tl err='' off u0 u1 ua tx0 tx=0
+	local dur t_on t_off b0 b1 bucket out rc=0 bw src tl err='' off u0 u1 ua tx0 tx=0
 	# slack: on a busy TCG host the control steps before the hole take 20 s
 	dur=$((pre + hole + post + 40))
 	u0=$(bench_uptime); ua=$(ag bench_uptime); u1=$(bench_uptime)
@@ -202,12 +210,13 @@ point_blackhole() {
 	ag srv_wait bw 5 >/dev/null
 	tl=$(ag srv_wait tl 0 | awk 'NF == 9' | jq -Rsc 'split("\n") | map(select(length > 0) |
 		split(" ") | map(tonumber))')
-	bw=$(bw_parse "$size" <<<"$out")
+	bw=$(bw_parse "$size" "$dur" <<<"$out")
+	src=${bw#* } bw=${bw%% *}
 	[ -z "$bw" ] && err="client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')${err:+; $err}"
-	record "$LINE" "$(jq -nc --arg bw "$bw" --arg err "$err" --argjson tl "${tl:-[]}" \
+	record "$LINE" "$(jq -nc --arg bw "$bw" --arg src "$src" --arg err "$err" --argjson tl "${tl:-[]}" \
 		--arg on "$t_on" --arg off "$t_off" --arg d "$off" --arg bucket "$bucket" '
-		{goodput_MiBps: ($bw | tonumber? // null), error: (if $err == "" then null else $err end),
-		 bucket: ($bucket | tonumber? // null), hole_on: ($on | tonumber? // null),
+		{goodput_MiBps: ($bw | tonumber? // null), goodput_from: (if $bw == "" then null else $src end),
+		 error: (if $err == "" then null else $err end), bucket: ($bucket | tonumber? // null), hole_on: ($on | tonumber? // null),
 		 hole_off: ($off | tonumber? // null), clock_offset_s: ($d | tonumber? // null),
 		 timeline: $tl}')"
 	lab_log "result: bucket $bucket black-holed for ${hole}s, avg ${bw:-FAILED} MiB/s${err:+ ($err)}"
