@@ -79,7 +79,7 @@ record() { # NAME RC
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# mro-hostile);
+# mro-hostile, mro-rnr);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -88,7 +88,7 @@ vm_files() {
     cp tests/vm/scenarios/metaroce-lib.sh "$files/"
     [ -x "$dc" ] && cp "$dc" "$files/"
     [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
-    cp tools/mro-hostile "$files/"
+    cp tools/mro-hostile tools/mro-rnr "$files/"
     echo "$files"
 }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # metaroce-verbs (pair topology): stock rdma-core applications between two
 # VMs over metaroce: ibv_*_pingpong with data checks, perftest with several
-# QPs, rping (rdma_cm), and a UC stream under netem loss (tools/ucstream).
+# QPs, rping (rdma_cm), a UC stream under netem loss (tools/ucstream), and
+# repeated RNR episodes on one QP (tools/mro-rnr).
 # VM a serves, VM b is the client.
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
@@ -147,5 +148,21 @@ else
     tc qdisc del dev eth0 root
 fi
 lab_barrier ucloss-done
+
+# Repeated RNR episodes on one long-lived QP (tools/mro-rnr, in --files; a
+# loopback pair on VM a): with rnr_retry 1, every episode must still
+# complete, since the RNR retry count is per episode without progress.
+if [ "$ROLE" = a ]; then
+    RNR=$LAB_FILES/mro-rnr
+    lab_check mro-rnr-present test -f "$RNR"
+    r0=$(mro_counter mr0 rnr_nak_rcvd)
+    lab_check_grep rnr-episodes '^episode 5: .*: ok$' \
+        timeout "$T" python3 "$RNR" -d mr0 -x "$GID" -n 6 -r 1
+    r1=$(mro_counter mr0 rnr_nak_rcvd)
+    lab_metric rnr_naks $((r1 - r0))
+    # each episode was refused at least once (else it proved nothing)
+    lab_check rnr-episodes-refused test $((r1 - r0)) -ge 6
+fi
+lab_barrier rnr-done
 
 lab_check dmesg-clean mro_dmesg_clean

@@ -119,7 +119,9 @@ static void mro_advance_una(struct mro_qp *qp)
 		moved = true;
 	}
 	if (moved) {
+		/* both retry counts are per episode without progress */
 		qp->retry_left = qp->retry_cnt;
+		qp->rnr_left = qp->rnr_retry;
 		qp->backoff = 0;
 		qp->tlp_done = false;
 		if (qp->snd_una == qp->snd_nxt)
