@@ -319,6 +319,14 @@ static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 			       mro_swqe_sges(qp, t->swqe), s->num_sge,
 			       t->offset, skb, hdr->hdr_len, t->len,
 			       IB_ACCESS_LOCAL_WRITE);
+	/*
+	 * The RTT of a READ is until its responses arrive, the responder's
+	 * work included: its READ_REQ's ACK leaves before that work, and
+	 * alone would set the RTO too short.  Karn: not for a resent PSN.
+	 */
+	if (!err && !t->retx)
+		mro_rtt_update(&qp->srtt_us, &qp->rttvar_us,
+			       mro_now_us() - t->sent_us);
 	if (mro_resp_placed(qp, s, hdr->psn, err))
 		mro_detect_loss(qp);
 }
@@ -363,9 +371,11 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		break;
 	case METAROCE_OP_READ_RESP:
 		mro_req_read_resp(qp, hdr, skb);
+		mro_cc_resp(qp, una, hdr->ce);
 		break;
 	case METAROCE_OP_ATOMIC_RESP:
 		mro_req_atomic_resp(qp, hdr);
+		mro_cc_resp(qp, una, hdr->ce);
 		break;
 	default:
 		return;

@@ -338,6 +338,18 @@ void mro_cc_sent(struct mro_qp *qp, u32 bytes)
 					gap * MRO_PACE_BURST_PKTS);
 }
 
+/* after the algorithm saw feedback: count its cuts since @dec, re-pace */
+static void mro_cc_feedback_done(struct mro_qp *qp, u32 dec)
+{
+	struct mro_cc_qp *c = &qp->cc;
+
+	if (c->cc.decreases != dec)
+		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,
+			  c->cc.decreases - dec);
+	c->pace_rate = c->cc.ops->pacing_rate(&c->cc,
+					      mro_cc_pkt_bytes(qp->mtu));
+}
+
 void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 		u32 old_lost)
 {
@@ -371,11 +383,37 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 	c->cc.ops->on_ack(&c->cc, &s);
 	if (qp->lost > old_lost)
 		c->cc.ops->on_loss(&c->cc, now, qp->lost - old_lost);
-	if (c->cc.decreases != dec)
-		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,
-			  c->cc.decreases - dec);
-	c->pace_rate = c->cc.ops->pacing_rate(&c->cc,
-					      mro_cc_pkt_bytes(qp->mtu));
+	mro_cc_feedback_done(qp, dec);
+}
+
+/*
+ * READ or atomic responses acknowledged the PSNs from @old_una on (@ce: this
+ * one arrived CE-marked).  ACKs never acknowledge a READ's PSNs, so the
+ * window grows by the responses; the delay is judged by the READ_REQs'
+ * ACKs (the responder sends them ahead of the responses).  The requester
+ * is the data's receiver here: it sees the CE mark itself.
+ */
+void mro_cc_resp(struct mro_qp *qp, u32 old_una, bool ce)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	struct mro_cc_sample s = {
+		.now_us = mro_now_us(),
+		.acked = qp->snd_una - old_una,
+		.ecn = ce,
+	};
+	u32 dec;
+
+	if (!c->on || (!s.acked && !s.ecn))
+		return;
+	if (s.ecn) {
+		mro_count(qp->dev->stats, MRO_CNT_CC_ECN_ECHOED, 1);
+		c->cc.ecn_total++;
+	}
+	dec = c->cc.decreases;
+	c->cc.srtt_us = qp->srtt_us;
+	c->cc.rttvar_us = qp->rttvar_us;
+	c->cc.ops->on_ack(&c->cc, &s);
+	mro_cc_feedback_done(qp, dec);
 }
 
 void mro_cc_timeout(struct mro_qp *qp)

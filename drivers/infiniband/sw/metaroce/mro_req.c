@@ -550,9 +550,16 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			return -1;
 
 		if (rc) {
+			u32 now = mro_now_us();
+
 			for (i = 0; i < n; i++) {
 				t = mro_slot(qp, psn + i);
 				memset(t, 0, sizeof(*t));
+				/*
+				 * a READ's PSNs are all asked for now (its
+				 * responses are timed, and judged lost, from it)
+				 */
+				t->sent_us = now;
 				t->swqe = qp->sq_cur;
 				t->offset = off + i * qp->mtu;
 				t->len = min_t(u32, qp->mtu,

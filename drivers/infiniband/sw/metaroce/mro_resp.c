@@ -57,6 +57,23 @@ static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
 	mro_qp_count(qp, MRO_CNT_ACKS_SENT, 1);
 }
 
+/*
+ * Acknowledge @req ahead of what answering it queued: the ACK of a READ_REQ
+ * is the requester's only delay sample for its READs (the responses
+ * acknowledge the PSNs and grow the window); queued behind the response
+ * burst it would time the burst's own serialization as queueing delay, and
+ * shrink the window the burst was sized by.
+ */
+static void mro_ack_first(struct mro_qp *qp, const struct mro_hdr *req,
+			  struct sk_buff_head *out)
+{
+	struct sk_buff_head ack;
+
+	__skb_queue_head_init(&ack);
+	mro_send_ack(qp, req, METAROCE_SYN_ACK, 0, 0, &ack);
+	skb_queue_splice(&ack, out);
+}
+
 static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
 		    struct sk_buff_head *out)
 {
@@ -628,7 +645,7 @@ ack:
 		ack_now = true;
 	if (ack_now || mro_psn_self_acked(hdr->psn) ||
 	    ++qp->ack_pending >= MRO_ACK_EVERY)
-		mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
+		mro_ack_first(qp, hdr, out);
 	return;
 bad:
 	mro_qp_count(qp, MRO_CNT_DROP_FIELD, 1);
