@@ -22,7 +22,13 @@
 # drop_pct, drops and marks (the RED queue), ce_rcvd.
 # Then: convergence of a long and a new flow (conv_S_s, report only) and
 # ib_send_lat through the bottleneck, unloaded vs loaded by a bulk flow
-# (lat_S_idle_us, lat_S_loaded_us).
+# (lat_S_idle_us, lat_S_loaded_us: perftest's typical, i.e. median, latency;
+# _avg_us and _p99_us its average and 99th percentile).  What makes up the
+# loaded latency: lat_S_side_*_us (the same ping between two senders, not
+# through the bottleneck: CPU contention only), lat_S_icmp_*_us (kernel ICMP
+# through the bottleneck), lat_S_q_* (the bottleneck backlog sampled during
+# the loaded ping), lat_S_bulk_* (the bulk QP's srtt, min_rtt, cwnd, pipe and
+# its goodput), lat_S_cpu_* (the vCPU).
 #
 # Checks (robust things only; speed targets are numbers to report):
 #   with CC on (and sender-only) every flow is seen at the receiver in a common
