@@ -22,7 +22,13 @@
 # drop_pct, drops and marks (the RED queue), ce_rcvd.
 # Then: convergence of a long and a new flow (conv_S_s, report only) and
 # ib_send_lat through the bottleneck, unloaded vs loaded by a bulk flow
-# (lat_S_idle_us, lat_S_loaded_us).
+# (lat_S_idle_us, lat_S_loaded_us: perftest's typical, i.e. median, latency;
+# _avg_us and _p99_us its average and 99th percentile).  What makes up the
+# loaded latency: lat_S_side_*_us (the same ping between two senders, not
+# through the bottleneck: CPU contention only), lat_S_icmp_*_us (kernel ICMP
+# through the bottleneck), lat_S_q_* (the bottleneck backlog sampled during
+# the loaded ping), lat_S_bulk_* (the bulk QP's srtt, min_rtt, cwnd, pipe and
+# its goodput), lat_S_cpu_* (the vCPU).
 #
 # Checks (robust things only; speed targets are numbers to report):
 #   with CC on (and sender-only) every flow is seen at the receiver in a common
@@ -42,6 +48,7 @@ INCAST_RATE_MBIT=24
 INCAST_SECS=15
 INCAST_RED="limit 200000 min 24000 max 72000 avpkt 4200 burst 8 probability 1.0"
 INCAST_TARGET_US=10000		# TCG RTT noise is milliseconds
+INCAST_TARGET_VAR_PCT=""	# target_var_pct (empty: the device default)
 INCAST_BUDGET=32
 INCAST_MIN_CWND=1
 INCAST_QUANTUM=2
@@ -53,7 +60,14 @@ INCAST_IDLE_US=50000		# credit timer: above the TCG RTT (tens of ms)
 INCAST_HTB_BURST=64k
 INCAST_LAT=1			# 0 skips the latency runs
 INCAST_LAT_OPTS="-e"		# ib_send_lat options of the latency ping
+# iterations of the ping: 200 at ~1 ms took a fraction of a second, shorter
+# than the stalls of a bulk flow without CC, so a ping could miss the queue
+INCAST_LAT_ITERS=500
+# MODE[:LEAF[:TARGET_US[:VAR_PCT]]]: LEAF red (the default) or fq_codel with
+# ecn; TARGET_US and VAR_PCT override INCAST_TARGET_US and INCAST_TARGET_VAR_PCT
+# for that run (metrics lat_MODE[_LEAF][_tUS[vPCT]]_*)
 INCAST_LAT_MODES="on off"
+INCAST_FQ_CODEL=""		# fq_codel options (empty: its defaults, target 5 ms)
 # extra ib_write_bw options (perftest 4.5 has no -e events for WRITE)
 INCAST_BW_OPTS=""
 INCAST_CONV=1			# 0 skips the convergence runs
@@ -70,7 +84,7 @@ for n in $INCAST_NS; do [ "$n" -gt "$NMAX" ] && NMAX=$n; done
 
 mro_install
 lab_check modprobe-metaroce modprobe metaroce || exit 1
-modprobe -a ib_uverbs rdma_ucm sch_htb sch_red veth bridge
+modprobe -a ib_uverbs rdma_ucm sch_htb sch_red sch_fq_codel veth bridge
 
 # --- topology ---------------------------------------------------------------
 ip netns add sw
@@ -109,6 +123,7 @@ lab_check bottleneck-red tc -n sw qdisc add dev vr parent 1:10 handle 10: red $I
 GID_R=$(lab_gid_index mr) || exit 1
 lab_check_grep cc-sysfs '^(dual|off)$' cat /sys/class/infiniband/mr/ports/1/cc/algo
 
+CC_VAR_DEFAULT=$(cat /sys/class/infiniband/mr/ports/1/cc/target_var_pct)
 # cc_set MODE: the same settings on every device
 cc_set() {
     local algo=dual credits=1 d
@@ -120,6 +135,7 @@ cc_set() {
         echo "$algo" >"$d/cc/algo"
         echo "$credits" >"$d/cc/credits"
         echo "$INCAST_TARGET_US" >"$d/cc/target_delay_us"
+        echo "${INCAST_TARGET_VAR_PCT:-$CC_VAR_DEFAULT}" >"$d/cc/target_var_pct"
         echo "$INCAST_BUDGET" >"$d/cc/credit_budget"
         echo "$INCAST_QUANTUM" >"$d/cc/credit_quantum"
         echo "$INCAST_IDLE_US" >"$d/cc/credit_idle_us"
@@ -459,38 +475,170 @@ fi
 # The ping sleeps on CQ events at the normal priority (INCAST_LAT_OPTS): two
 # busy-polling pingers on the VM's one vCPU take turns at the scheduler tick,
 # which measured 4.0 ms idle whatever the network did.
-send_lat() {	# send_lat TAG -> typical latency (us) of 200 64-byte sends h2 -> r
+send_lat() {	# send_lat TAG [CLI_NS SRV_NS SRV_IP] -> typical latency (us) of 64-byte sends
+    local cns=${2:-h2} sns=${3:-r} sip=${4:-10.98.0.100}
     # shellcheck disable=SC2086 # a list of options
-    ip netns exec r timeout "$T" ib_send_lat $INCAST_LAT_OPTS -d mr -x "$GID_R" -p 18701 -s 64 \
-        -n 200 -F >"$LAB_WORK/lat-$1-srv.out" 2>&1 &
+    ip netns exec "$sns" timeout "$T" ib_send_lat $INCAST_LAT_OPTS -d "m$sns" -x "$(lab_gid_index "m$sns")" \
+        -p 18701 -s 64 -n "$INCAST_LAT_ITERS" -F >"$LAB_WORK/lat-$1-srv.out" 2>&1 &
     sleep 2
     # shellcheck disable=SC2086
-    lab_retry 10 2 ip netns exec h2 timeout "$T" ib_send_lat $INCAST_LAT_OPTS -d mh2 \
-        -x "$(lab_gid_index mh2)" -p 18701 -s 64 -n 200 -F 10.98.0.100 \
+    lab_retry 10 2 ip netns exec "$cns" timeout "$T" ib_send_lat $INCAST_LAT_OPTS -d "m$cns" \
+        -x "$(lab_gid_index "m$cns")" -p 18701 -s 64 -n "$INCAST_LAT_ITERS" -F "$sip" \
         >"$LAB_WORK/lat-$1-cli.out" 2>&1
     wait
     cp "$LAB_WORK/lat-$1-cli.out" "$LAB_WORK/lat-$1-srv.out" "$LAB_OUT/"
     # columns: bytes iterations t_min t_max t_typical ...
-    awk '/^ *64 +200 +[0-9.]+/ {print $5; exit}' "$LAB_WORK/lat-$1-cli.out"
+    awk -v n="$INCAST_LAT_ITERS" '$1 == 64 && $2 == n && $3 ~ /^[0-9.]+$/ {print $5; exit}' "$LAB_WORK/lat-$1-cli.out"
 }
-latency() {	# latency MODE
-    local mode=$1 idle loaded
+
+# icmp_rtt NS IP -> median RTT (us) of 40 kernel ICMP echoes (no RDMA, no
+# user-space wake-up on the path: the bottleneck queue plus the softirq work)
+icmp_rtt() {
+    ip netns exec "$1" ping -n -c 40 -i 0.05 -s 56 "$2" 2>/dev/null |
+        awk -F'time=' 'NF > 1 {split($2, a, " "); printf "%.0f\n", a[1] * 1000}' | sort -n |
+        awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'
+}
+
+# set_leaf red|fq_codel: the bottleneck's queue (HTB class 1:10)
+set_leaf() {
+    # a qdisc cannot be replaced by one of another kind under the same handle
+    tc -n sw qdisc del dev vr parent 1:10 handle 10: 2>/dev/null
+    if [ "$1" = fq_codel ]; then
+        # shellcheck disable=SC2086
+        tc -n sw qdisc add dev vr parent 1:10 handle 10: fq_codel $INCAST_FQ_CODEL ecn
+    else
+        # shellcheck disable=SC2086
+        tc -n sw qdisc add dev vr parent 1:10 handle 10: red $INCAST_RED \
+            bandwidth "${INCAST_RATE_MBIT}mbit" ecn
+    fi
+}
+
+# lat_probe TAG: every 0.1 s until $LAB_WORK/TAG.stop, "time backlog_bytes
+# backlog_pkts red_bytes_sent cpu..." into TAG.q; every ~1 s the bulk sender's
+# QP telemetry (srtt, min_rtt, cwnd, delay) into TAG.qp
+lat_probe() {
+    renice -n -15 -p "$BASHPID" >/dev/null
+    : >"$LAB_WORK/$1.q"
+    : >"$LAB_WORK/$1.qp"
+    local k=0
+    while [ ! -e "$LAB_WORK/$1.stop" ]; do
+        echo "$(date +%s.%N) $(tc -n sw -s qdisc show dev vr | awk '
+            /^qdisc/ {leaf = ($4 == "10:" || $3 == "10:")}
+            leaf && /Sent/ {s = $2}
+            leaf && /backlog/ {
+                b = $2; p = $3; m = 1
+                if (b ~ /Kb$/) m = 1024
+                if (b ~ /Mb$/) m = 1048576
+                sub(/[KM]?b$/, "", b); sub(/p$/, "", p); b *= m
+            }
+            END {printf "%s %s %s", b + 0, p + 0, s + 0}') $(head -1 /proc/stat)" >>"$LAB_WORK/$1.q"
+        if [ $((k++ % 5)) = 0 ]; then
+            rdma -dd res show qp link mh1/1 2>/dev/null | awk -v t="$(date +%s.%N)" '
+                / type RC / {
+                    for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+                    print t, v["drv_srtt_us"], v["drv_min_rtt_us"], v["drv_cwnd"], v["drv_delay_us"], v["drv_inflight"]
+                }' >>"$LAB_WORK/$1.qp"
+        fi
+        sleep 0.1
+    done
+}
+
+# lat_stats TAG T0 T1: metrics from lat-TAG's probe files between T0 and T1 (the
+# loaded ping): the bottleneck backlog (mean, median, max, share of samples
+# with an empty queue), what it forwarded, the vCPU's idle share, the bulk
+# QP's srtt / min_rtt / cwnd
+lat_stats() {
+    local k v
+    python3 - "$LAB_WORK/lat-$1.q" "$LAB_WORK/lat-$1.qp" "$2" "$3" "lat_$1" <<'PY' | while read -r k v; do lab_metric "$k" "$v"; done
+import sys
+t0, t1, tag = float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+q = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 12 and f[4] == "cpu":
+        q.append((float(f[0]), int(f[1]), int(f[2]), int(f[3]), [int(x) for x in f[5:13]]))
+q = [r for r in q if t0 <= r[0] <= t1]
+if len(q) >= 2:
+    b = sorted(r[1] for r in q)
+    print(f"{tag}_q_mean_b {sum(b) / len(b):.0f}")
+    print(f"{tag}_q_median_b {b[len(b) // 2]}")
+    print(f"{tag}_q_max_b {b[-1]}")
+    print(f"{tag}_q_empty_pct {100.0 * sum(1 for x in b if x == 0) / len(b):.0f}")
+    print(f"{tag}_q_samples {len(b)}")
+    dt = q[-1][0] - q[0][0]
+    print(f"{tag}_link_mbit {(q[-1][3] - q[0][3]) * 8 / dt / 1e6:.3f}")
+    d = [y - x for x, y in zip(q[0][4], q[-1][4])]
+    print(f"{tag}_cpu_idle_pct {100.0 * d[3] / (sum(d) or 1):.1f}")
+    print(f"{tag}_cpu_softirq_pct {100.0 * d[6] / (sum(d) or 1):.1f}")
+s = []
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) == 6 and t0 <= float(f[0]) <= t1:
+        s.append([int(x) for x in f[1:]])
+if s:
+    for i, name in enumerate(("srtt_us", "min_rtt_us", "cwnd", "delay_us", "inflight")):
+        print(f"{tag}_bulk_{name} {sum(x[i] for x in s) / len(s):.0f}")
+PY
+}
+
+latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
+    local mode=$1 leaf=${2:-red} tag idle loaded t0 t1 bulk
+    tag=$mode
+    [ "$leaf" = red ] || tag="${mode}_$leaf"
+    [ -n "$3" ] && tag="${tag}_t$3"
     cc_set "$mode"
-    idle=$(send_lat "$mode-idle")
+    set_leaf "$leaf"
+    idle=$(send_lat "$tag-idle")
+    lab_metric "lat_${tag}_icmp_idle_us" "$(icmp_rtt h2 10.98.0.100)"
+    # the same ping between two senders: no bottleneck on the way (CPU only)
+    [ "$NMAX" -ge 3 ] && lab_metric "lat_${tag}_side_idle_us" "$(send_lat "$tag-side-idle" h2 h3 10.98.0.3)"
+    local secs=$((INCAST_SECS * 4))
     ip netns exec r timeout "$T" $PERF_NICE ib_write_bw $INCAST_BW_OPTS -d mr -x "$GID_R" -p 18702 -s 65536 \
-        -D $((INCAST_SECS * 2)) -F >"$LAB_WORK/lat-$mode-bulk-srv.out" 2>&1 &
+        -D "$secs" -F >"$LAB_WORK/lat-$tag-bulk-srv.out" 2>&1 &
     sleep 2
-    client h1 mh1 18702 $((INCAST_SECS * 2)) "$LAB_WORK/lat-$mode-bulk-cli.out" &
+    client h1 mh1 18702 "$secs" "$LAB_WORK/lat-$tag-bulk-cli.out" &
+    bulk=$!
     sleep 4
-    loaded=$(send_lat "$mode-loaded")
+    rm -f "$LAB_WORK/lat-$tag.stop"
+    lat_probe "lat-$tag" &
+    local probe=$!
+    t0=$(date +%s.%N)
+    loaded=$(send_lat "$tag-loaded")
+    t1=$(date +%s.%N)
+    # the ping must have run while the bulk flow did
+    lab_metric "lat_${tag}_bulk_alive" "$(kill -0 "$bulk" 2>/dev/null && echo 1 || echo 0)"
+    lab_metric "lat_${tag}_icmp_loaded_us" "$(icmp_rtt h2 10.98.0.100)"
+    [ "$NMAX" -ge 3 ] && lab_metric "lat_${tag}_side_loaded_us" "$(send_lat "$tag-side-loaded" h2 h3 10.98.0.3)"
+    lab_metric "lat_${tag}_bulk_alive_end" "$(kill -0 "$bulk" 2>/dev/null && echo 1 || echo 0)"
+    touch "$LAB_WORK/lat-$tag.stop"
+    wait "$probe"
+    lat_stats "$tag" "$t0" "$t1"
+    cp "$LAB_WORK/lat-$tag.q" "$LAB_WORK/lat-$tag.qp" "$LAB_OUT/"
     wait
-    lab_record "lat-$mode-measured" "$([ -n "$idle" ] && [ -n "$loaded" ] && echo true || echo false)" \
+    cp "$LAB_WORK/lat-$tag-bulk-cli.out" "$LAB_OUT/" 2>/dev/null
+    # the bulk flow's own goodput (perftest average, Mbit/s)
+    lab_metric "lat_${tag}_bulk_mbit" "$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ {printf "%.3f", $4 * 1048576 * 8 / 1e6; exit}' \
+        "$LAB_WORK/lat-$tag-bulk-cli.out")"
+    lab_record "lat-$tag-measured" "$([ -n "$idle" ] && [ -n "$loaded" ] && echo true || echo false)" \
         "idle=$idle loaded=$loaded"
-    [ -n "$idle" ] && lab_metric "lat_${mode}_idle_us" "$idle"
-    [ -n "$loaded" ] && lab_metric "lat_${mode}_loaded_us" "$loaded"
+    [ -n "$idle" ] && lab_metric "lat_${tag}_idle_us" "$idle"
+    [ -n "$loaded" ] && lab_metric "lat_${tag}_loaded_us" "$loaded"
+    # the tail: ib_send_lat's average and 99th percentile
+    local k c
+    for k in idle loaded; do
+        for c in avg:6 p99:8; do
+            lab_metric "lat_${tag}_${k}_${c%%:*}_us" "$(awk -v n="$INCAST_LAT_ITERS" -v c="${c#*:}" \
+                '$1 == 64 && $2 == n && $3 ~ /^[0-9.]+$/ {print $c; exit}' "$LAB_WORK/lat-$tag-$k-cli.out")"
+        done
+    done
+    set_leaf red
 }
 if [ "$INCAST_LAT" = 1 ]; then
-    for mode in $INCAST_LAT_MODES; do latency "$mode"; done
+    for spec in $INCAST_LAT_MODES; do
+        IFS=: read -r mode leaf tgt var <<<"$spec"
+        INCAST_TARGET_US=${tgt:-$INCAST_TARGET_US} INCAST_TARGET_VAR_PCT=${var:-$INCAST_TARGET_VAR_PCT} \
+            latency "$mode" "${leaf:-red}" "$tgt${var:+v$var}"
+    done
 fi
 
 tc -n sw -s qdisc show dev vr >"$LAB_OUT/bottleneck-qdisc.txt"
