@@ -697,6 +697,20 @@ static void pacing_arithmetic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, next, 100000ULL - 200 + 50);
 	/* near time zero, no underflow */
 	KUNIT_EXPECT_EQ(test, mro_pace_next(0, 10, 50, 200), 50ULL);
+	/* a timer woken at mro_pace_wake() releases the whole burst, once */
+	KUNIT_EXPECT_EQ(test, mro_pace_wake(1000, 50, 4), 1150ULL);
+	KUNIT_EXPECT_EQ(test, mro_pace_wake(1000, 50, 1), 1000ULL);
+	KUNIT_EXPECT_EQ(test, mro_pace_wake(1000, 50, 0), 1000ULL);
+	{
+		u64 now = mro_pace_wake(1000, 50, 4);
+		int sent = 0;
+
+		for (next = 1000; now >= next && sent < 100; sent++)
+			next = mro_pace_next(next, now, 50, 4 * 50);
+		KUNIT_EXPECT_EQ(test, sent, 4);
+		/* and the clock stays on the rate: the next is a gap away */
+		KUNIT_EXPECT_EQ(test, next, now + 50);
+	}
 	/* dual: rate follows cwnd and srtt */
 	{
 		struct mro_cc cc;

@@ -12,7 +12,16 @@
 # larger than ~1.2 KB reach the transport in page fragments on virtio-net);
 # $LAB_FILES/points, lines "NAME TEST SIZE DUR [netem options]"
 # (the netem options shape b's egress); $LAB_FILES/qpmem (tools/bench): the
-# kernel memory per RC QP of each transport.
+# kernel memory per RC QP of each transport; $LAB_FILES/perfkit, a
+# directory with a perf binary (and the shared libraries the rootfs lacks in
+# perfkit/lib; bookworm's linux-perf from the host does): every point is
+# sampled (cpu-clock, call graphs, all CPUs) on both VMs and the hottest
+# kernel symbols are printed, self and inclusive.
+# Every point also records METRICs <label>_<point>_steady_{busy,kernel,
+# rcvd,sent}: CPU jiffies and packets in its steady part only (see
+# prof_start), the fair figure for CPU per packet: the whole point's
+# counters include perftest's start, whose CPU time does not scale with
+# the data moved.
 # shellcheck source=tests/vm/guest/lib.sh
 source "$LAB_LIB"
 # shellcheck source=tests/vm/scenarios/metaroce-lib.sh
@@ -89,6 +98,78 @@ qp_snap() {
 		}'
 }
 
+# steady NAME: the VM's CPU jiffies and the transport's packet counters
+steady() {
+	{
+		awk '/^cpu / { print "busy", $2 + $3 + $4 + $7 + $8 + $9
+			       print "kernel", $4 + $7 + $8 }' /proc/stat
+		echo "rcvd $(cat "/sys/class/infiniband/$dev/ports/1/hw_counters/rcvd_pkts" 2>/dev/null || echo 0)"
+		echo "sent $(cat "/sys/class/infiniband/$dev/ports/1/hw_counters/sent_pkts" 2>/dev/null || echo 0)"
+	} >"$1"
+}
+
+# pkts: packets this VM's transport received and sent so far
+pkts() {
+	local h=/sys/class/infiniband/$dev/ports/1/hw_counters
+
+	echo $(($(cat "$h/rcvd_pkts" 2>/dev/null || echo 0) +
+		$(cat "$h/sent_pkts" 2>/dev/null || echo 0)))
+}
+
+# prof_start NAME DUR / prof_end NAME: the steady part of a point, from a
+# second after its data started flowing (perftest's start under TCG takes
+# several seconds, more on a busy host) for DUR - 3 s: CPU jiffies per
+# packet there, and with $LAB_FILES/perfkit, cpu-clock samples of the
+# whole VM and its hottest kernel symbols.
+perfkit=$LAB_FILES/perfkit
+prof_pid=
+prof_start() {
+	local win=$(($2 > 4 ? $2 - 3 : 1)) p0 i
+
+	(
+		p0=$(pkts)
+		for ((i = 0; i < 600; i++)); do
+			[ $(($(pkts) - p0)) -ge 200 ] && break
+			sleep 0.2
+		done
+		sleep 1
+		steady "/tmp/lab/$1.s0"
+		if [ -x "$perfkit/perf" ]; then
+			LD_LIBRARY_PATH=$perfkit/lib "$perfkit/perf" record -q \
+				-e cpu-clock -F 199 -a -g -o "/tmp/lab/$1.perf" \
+				-- sleep "$win"
+		else
+			sleep "$win"
+		fi
+		steady "/tmp/lab/$1.s1"
+	) >/dev/null 2>&1 &
+	prof_pid=$!
+}
+prof_end() {
+	local perf=("$perfkit/perf" report -q --stdio -i "/tmp/lab/$1.perf")
+	local k v
+
+	[ -n "$prof_pid" ] || return 0
+	wait "$prof_pid"
+	prof_pid=
+	while read -r k v; do
+		echo "   $label $1 $ROLE steady $k $v"
+		lab_metric "${1//-/_}_steady_$k" "$v"
+	done < <(delta "/tmp/lab/$1.s0" "/tmp/lab/$1.s1")
+	[ -f "/tmp/lab/$1.perf" ] || return 0
+	export LD_LIBRARY_PATH=$perfkit/lib
+	{
+		"${perf[@]}" --no-children --sort dso -g none --percent-limit 1
+		"${perf[@]}" --no-children --sort dso,sym -g none \
+			--percent-limit 0.3 | grep -F '[k]' | head -n 30
+		echo "inclusive (self + callees):"
+		"${perf[@]}" --children --sort sym -g none --percent-limit 0.8 |
+			grep -F '[k]' | head -n 45
+	} 2>/dev/null | grep -v '^$' | sed "s/^/   $label $1 $ROLE perf /"
+	unset LD_LIBRARY_PATH
+	cp "/tmp/lab/$1.perf" "$LAB_OUT/" 2>/dev/null
+}
+
 # delta A B: the counters that moved
 delta() {
 	awk 'NR == FNR { a[$1] = $2; next } { d = $2 - a[$1]; if (d != 0) print $1, d }' "$1" "$2"
@@ -136,14 +217,17 @@ while read -r label kind mod params; do
 			srv=$!
 			lab_wait_port $port 60
 			lab_barrier "srv-$label-$name" || exit 1
+			prof_start "$label-$name" "$dur"
 			wait $srv
 		else
 			lab_barrier "srv-$label-$name" || exit 1
+			prof_start "$label-$name" "$dur"
 			[ "$kind" = metaroce ] && qp_snap "$label $name" "$dur" &
 			lab_retry 3 2 timeout 120 "ib_$test" "${args[@]}" "$PEER_IP" >"$name.log" 2>&1
 			wait
 		fi
 		snap "/tmp/lab/$name.1"
+		prof_end "$label-$name"
 		tc qdisc del dev eth0 root 2>/dev/null
 		bw=$(awk -v s="$size" '$1 == s && NF >= 5 { v = $4 } END { print v }' "$name.log")
 		echo "== $label $name ($ROLE) $test $size ${netem:-lossless}: ${bw:-none} MiB/s"

@@ -275,3 +275,15 @@ u64 mro_pace_next(u64 next_ns, u64 now_ns, u64 gap_ns, u64 burst_ns)
 	return max(next_ns, floor) + gap_ns;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_pace_next);
+
+/*
+ * When the pacing timer of a sender held back at @next_ns wakes: once
+ * @burst packets of @gap_ns each are due, not at the first, so one expiry
+ * releases a burst (mro_pace_next() keeps up to that much credit) rather
+ * than a packet.  A timer expiry costs more CPU than the packets it sends.
+ */
+u64 mro_pace_wake(u64 next_ns, u64 gap_ns, u32 burst)
+{
+	return next_ns + gap_ns * (max(burst, 1U) - 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_pace_wake);

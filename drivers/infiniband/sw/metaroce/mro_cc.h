@@ -209,5 +209,6 @@ void mro_cc_undo_drop(struct mro_cc *cc);
 u64 mro_pace_rate(u32 cwnd_pkts, u32 pkt_bytes, u32 srtt_us, u32 gain_pct);
 u64 mro_pace_gap_ns(u32 bytes, u64 rate);
 u64 mro_pace_next(u64 next_ns, u64 now_ns, u64 gap_ns, u64 burst_ns);
+u64 mro_pace_wake(u64 next_ns, u64 gap_ns, u32 burst);
 
 #endif /* MRO_CC_H */

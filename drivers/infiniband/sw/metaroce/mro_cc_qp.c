@@ -208,20 +208,28 @@ static u32 mro_cc_qp_pipe(struct mro_qp *qp)
 	return mro_cc_pipe(mro_inflight(qp), qp->cc.sacked, qp->lost);
 }
 
-/* the pacing clock; false (and the timer armed) when it has not come */
+/*
+ * The pacing clock; false (and the timer armed) when it has not come.
+ * The timer wakes once a burst is due (mro_pace_wake()); an ACK in the
+ * meantime still sends at the clock's own time.
+ */
 static bool mro_cc_pace_ok(struct mro_qp *qp)
 {
 	struct mro_cc_qp *c = &qp->cc;
-	u64 now;
+	u64 now, gap;
 
 	if (!c->pace_rate)
 		return true;
 	now = ktime_get_ns();
 	if (now >= c->pace_next_ns)
 		return true;
-	if (!hrtimer_is_queued(&c->pace_timer))
-		hrtimer_start(&c->pace_timer, ns_to_ktime(c->pace_next_ns),
+	if (!hrtimer_is_queued(&c->pace_timer)) {
+		gap = mro_pace_gap_ns(mro_cc_pkt_bytes(qp->mtu), c->pace_rate);
+		hrtimer_start(&c->pace_timer,
+			      ns_to_ktime(mro_pace_wake(c->pace_next_ns, gap,
+							MRO_PACE_BURST_PKTS)),
 			      HRTIMER_MODE_ABS_SOFT);
+	}
 	mro_count(qp->dev->stats, MRO_CNT_CC_PACE_DEFERRED, 1);
 	return false;
 }

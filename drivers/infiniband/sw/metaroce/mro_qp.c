@@ -618,12 +618,16 @@ void mro_qp_kick(struct mro_qp *qp)
  * Transmit the QP's queued packets in the order they were built.  Packets
  * are queued under qp->lock by whoever built them; one context at a time
  * drains, so a softirq that builds later PSNs while process context is
- * between its unlock and its transmit cannot overtake it.
+ * between its unlock and its transmit cannot overtake it.  An empty queue
+ * needs no lock: what this context queued is still there unless another
+ * context took it to send it (most received packets queue nothing).
  */
 void mro_qp_tx_drain(struct mro_qp *qp)
 {
 	struct sk_buff_head batch;
 
+	if (skb_queue_empty_lockless(&qp->txq))
+		return;
 	__skb_queue_head_init(&batch);
 	spin_lock_bh(&qp->lock);
 	if (qp->tx_draining) {
