@@ -73,8 +73,11 @@ perftest() {
     lab_barrier "$name-done"
 }
 
+perftest send-bw ib_send_bw -q 4 -s 65536 -n 200 -F
 # per-path telemetry of a live QP: rdma resource show qp -dd while a
-# transfer runs (the client side looks while its QPs exist)
+# transfer runs (the client side looks while its QPs exist).  A transfer of
+# fixed duration: a fixed size can be over (200 x 4 x 64 KiB at 20 MiB/s:
+# 2.6 s) before a sample under TCG finds its QPs
 if [ "$ROLE" = b ]; then
     (
         for _ in $(seq 120); do
@@ -85,7 +88,7 @@ if [ "$ROLE" = b ]; then
     ) &
     sampler=$!
 fi
-perftest send-bw ib_send_bw -q 4 -s 65536 -n 200 -F
+perftest telemetry-write-bw ib_write_bw -q 4 -s 65536 -D 6 -F
 if [ "$ROLE" = b ]; then
     kill $sampler 2>/dev/null
     wait $sampler 2>/dev/null
