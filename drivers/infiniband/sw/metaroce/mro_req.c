@@ -550,16 +550,9 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			return -1;
 
 		if (rc) {
-			u32 now = mro_now_us();
-
 			for (i = 0; i < n; i++) {
 				t = mro_slot(qp, psn + i);
 				memset(t, 0, sizeof(*t));
-				/*
-				 * a READ's PSNs are all asked for now (its
-				 * responses are timed, and judged lost, from it)
-				 */
-				t->sent_us = now;
 				t->swqe = qp->sq_cur;
 				t->offset = off + i * qp->mtu;
 				t->len = min_t(u32, qp->mtu,
@@ -573,6 +566,13 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
 			return -1;
 		}
+		/*
+		 * a READ's other PSNs were asked for by this packet: its
+		 * responses are timed, and judged lost, from its send time
+		 */
+		t = mro_slot(qp, psn);
+		for (i = 1; rc && i < n; i++)
+			mro_slot(qp, psn + i)->sent_us = t->sent_us;
 		if (rc && !hrtimer_active(&qp->rto_timer))
 			mro_arm_rto(qp);
 		if (s->rd_res && !s->sent)
