@@ -61,6 +61,18 @@ down() {
 	esac
 }
 
+# cpu_jiffies BUSY KERNEL: this VM's CPU time so far in jiffies, lines
+# "BUSY N" and "KERNEL N" (kernel = system + irq + softirq)
+cpu_jiffies() {
+	awk -v b="$1" -v k="$2" '/^cpu / { print b, $2 + $3 + $4 + $7 + $8 + $9
+					   print k, $4 + $7 + $8 }' /proc/stat
+}
+
+# hw NAME: one port counter of the transport's device (0 when absent)
+hw() {
+	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0
+}
+
 # snap FILE: every counter of interest, "name value" lines
 snap() {
 	{
@@ -76,8 +88,7 @@ snap() {
 		echo "softnet.squeezed $sq"
 		tc -s qdisc show dev eth0 | awk '/^qdisc/ { q = $2 } /dropped/ { gsub(",", ""); print "qdisc." q ".dropped", $7; print "qdisc." q ".overlimits", $9; print "qdisc." q ".sent_pkts", $4 }'
 		ip -s -s link show eth0 | awk '/RX:/ { getline; print "link.rx_pkts", $2; print "link.rx_dropped", $4; print "link.rx_over", $5 } /TX:/ { getline; print "link.tx_pkts", $2; print "link.tx_dropped", $4 }'
-		awk '/^cpu / { print "cpu.busy_jiffies", $2 + $3 + $4 + $7 + $8 + $9
-			       print "cpu.kernel_jiffies", $4 + $7 + $8 }' /proc/stat
+		cpu_jiffies cpu.busy_jiffies cpu.kernel_jiffies
 	} >"$1"
 }
 
@@ -101,19 +112,15 @@ qp_snap() {
 # steady NAME: the VM's CPU jiffies and the transport's packet counters
 steady() {
 	{
-		awk '/^cpu / { print "busy", $2 + $3 + $4 + $7 + $8 + $9
-			       print "kernel", $4 + $7 + $8 }' /proc/stat
-		echo "rcvd $(cat "/sys/class/infiniband/$dev/ports/1/hw_counters/rcvd_pkts" 2>/dev/null || echo 0)"
-		echo "sent $(cat "/sys/class/infiniband/$dev/ports/1/hw_counters/sent_pkts" 2>/dev/null || echo 0)"
+		cpu_jiffies busy kernel
+		echo "rcvd $(hw rcvd_pkts)"
+		echo "sent $(hw sent_pkts)"
 	} >"$1"
 }
 
 # pkts: packets this VM's transport received and sent so far
 pkts() {
-	local h=/sys/class/infiniband/$dev/ports/1/hw_counters
-
-	echo $(($(cat "$h/rcvd_pkts" 2>/dev/null || echo 0) +
-		$(cat "$h/sent_pkts" 2>/dev/null || echo 0)))
+	echo $(($(hw rcvd_pkts) + $(hw sent_pkts)))
 }
 
 # prof_start NAME DUR / prof_end NAME: the steady part of a point, from a
