@@ -97,7 +97,10 @@ kvers=$(ls "$tmp/lib/modules")
 kver=$kvers
 [ -f "$tmp/boot/vmlinuz-$kver" ] || die "no /boot/vmlinuz-$kver"
 [ -f "$tmp/boot/initrd.img-$kver" ] || die "no /boot/initrd.img-$kver"
-[ -e "$tmp/lib/modules/$kver/build/Makefile" ] || die "headers for $kver missing (lib/modules/$kver/build)"
+# inside the rootfs: Debian's build link is absolute (/usr/src/...), so
+# from the host it would name the host's headers, not the rootfs's
+chroot "$tmp" test -e "/lib/modules/$kver/build/Makefile" ||
+    die "headers for $kver missing (lib/modules/$kver/build)"
 
 install -D -m 0755 "$stub" "$tmp/lab/init"
 chroot "$tmp" passwd -d root >/dev/null 2>&1 || true
