@@ -141,6 +141,13 @@ main() {
 	KUNITCONFIG=$TESTS_DIR/.kunitconfig
 	[ -f "$KUNITCONFIG" ] || die "no $KUNITCONFIG"
 
+	# --- host tools a UML kernel build needs (a fresh machine lacks flex) --------
+	# shellcheck source=scripts/lib-build.sh
+	(. "$REPO/scripts/lib-build.sh" &&
+		mr_need_host_pkgs make:make gcc:gcc flex:flex bison:bison bc:bc \
+			python3:python3 xz:xz-utils) ||
+		die "cannot install the host tools the KUnit build needs"
+
 	# --- pristine kernel source --------------------------------------------------
 	SRC=$("$REPO/scripts/kernel-source.sh" "$KVER" | tail -n1) || die "scripts/kernel-source.sh $KVER failed"
 	[ -f "$SRC/Makefile" ] || die "bad kernel source dir '$SRC'"
