@@ -11,7 +11,7 @@
 #                     [--ko metaroce.ko] [--show] [--telemetry] [--cats "loss lat ..."]
 #                     [--mro-params "cc_algo=off cc_credits=0"]
 #
-# Defaults: --profile standard (~30-45 min here), --reps 3 (smoke: 1),
+# Defaults: --profile standard (~95 min here), --reps 3 (smoke: 1),
 # --rate auto (half the unshaped rate the first transport measures in its
 # boot; the later boots reuse it), --queue 32768, --out out/bench/<UTC time>.
 # Writes DIR/report.md, DIR/samples.json (every sample), DIR/*.png and the

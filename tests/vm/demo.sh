@@ -44,7 +44,7 @@ fi
 echo
 echo "== demo $([ $rc = 0 ] && echo PASSED || echo FAILED): $OUT/report.md"
 echo "   the full comparison (loss sweep, reordering, black-holed path, latency, CPU and"
-echo "   memory, with TCP as well) is 'make bench' (30-45 min on a quiet host, hours on a"
+echo "   memory, with TCP as well) is 'make bench' (about 95 min on a quiet host, more on a"
 echo "   busy one): out/bench/<time>/report.md;"
 echo "   the latest one is in Documentation/metaroce/bench/report.md"
 exit $rc
