@@ -238,6 +238,25 @@ static void cc_delay_not_ours(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 500U);
 }
 
+/*
+ * Paths of different length (skewed links, ECMP routes of unequal hops):
+ * each path's delay counts from its own base RTT, never from below the
+ * QP's windowed minimum.
+ */
+static void cc_path_delay(struct kunit *test)
+{
+	/* path 3 is 6 ms longer: its 6.2 ms RTT is 0.2 ms of queue */
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(6200, 300, 6000), 200U);
+	/* without its own minimum yet, the QP's */
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(6200, 300, 0), 5900U);
+	/* a path minimum below the QP's (the QP's window moved on) */
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(6200, 1000, 100), 5200U);
+	/* never negative, no wrap */
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(100, 300, 6000), 0U);
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(U32_MAX, 0, 0), U32_MAX);
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(0, U32_MAX, U32_MAX), 0U);
+}
+
 static void cc_target_and_pipe(struct kunit *test)
 {
 	struct mro_cc_params p = cc_params;
@@ -790,6 +809,7 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_delay_decrease),
 	KUNIT_CASE(cc_noisy_rtt),
 	KUNIT_CASE(cc_delay_not_ours),
+	KUNIT_CASE(cc_path_delay),
 	KUNIT_CASE(cc_target_and_pipe),
 	KUNIT_CASE(cc_loss_is_not_congestion),
 	KUNIT_CASE(cc_timeouts_collapse_and_regrow),

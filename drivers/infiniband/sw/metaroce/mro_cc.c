@@ -170,6 +170,14 @@ unsigned int mro_cc_make_sample(struct mro_cc *cc, u32 now_us, u32 ts_echo,
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_make_sample);
 
+u32 mro_cc_path_delay(u32 rtt_us, u32 qp_min_us, u32 path_min_us)
+{
+	u32 base = max(qp_min_us, path_min_us);
+
+	return rtt_us > base ? rtt_us - base : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_path_delay);
+
 void mro_minrtt_reset(struct mro_minrtt *m)
 {
 	m->cur = U32_MAX;

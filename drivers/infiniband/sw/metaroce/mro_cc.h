@@ -160,6 +160,14 @@ bool mro_cc_round(struct mro_cc *cc, const struct mro_cc_sample *s);
  */
 void mro_cc_delay_cut(struct mro_cc *cc, u32 delay_us, u32 f);
 /*
+ * The queueing delay of an RTT sample that came back on a path whose own
+ * minimum RTT is @path_min_us (0: none yet): measured from the larger of
+ * that and the QP's windowed minimum @qp_min_us, so a path that is
+ * longer than the others (ECMP routes of different length, skewed
+ * links) does not read its extra propagation delay as a queue.
+ */
+u32 mro_cc_path_delay(u32 rtt_us, u32 qp_min_us, u32 path_min_us);
+/*
  * Packets really in the network: sent and not acknowledged (@outstanding),
  * minus those SACKed above a hole and those declared lost (RFC 6675's
  * pipe; a retransmission puts a lost one back).  Saturates at 0.
