@@ -138,6 +138,20 @@ static u32 cc_noise(u32 *state, u32 range)
 	return (*state >> 8) % range;
 }
 
+/* dual with the adaptive target, srtt 8 ms, rttvar 3 ms, at @cwnd */
+static void cc_setup_noisy(struct mro_cc *cc, struct mro_cc_params *p,
+			   u32 cwnd)
+{
+	*p = cc_params;
+	p->target_var_pct = MRO_CC_TARGET_VAR_PCT;
+	p->target_max_us = MRO_CC_TARGET_MAX_US;
+	mro_cc_init(cc, &mro_cc_dual, p);
+	cc->srtt_us = 8000;
+	cc->rttvar_us = 3000;
+	cc->cwnd_fp = cwnd << MRO_CC_FP_SHIFT;
+	cc->ssthresh = cwnd;
+}
+
 /*
  * RTT noise of milliseconds (a TCG VM) on an idle path: single samples
  * far above the base target, no standing queue.  The round minimum and
@@ -146,17 +160,11 @@ static u32 cc_noise(u32 *state, u32 range)
  */
 static void cc_noisy_rtt(struct kunit *test)
 {
-	struct mro_cc_params p = cc_params;
 	u32 i, now = 0, seed = 1, start;
+	struct mro_cc_params p;
 	struct mro_cc cc;
 
-	p.target_var_pct = MRO_CC_TARGET_VAR_PCT;
-	p.target_max_us = MRO_CC_TARGET_MAX_US;
-	mro_cc_init(&cc, &mro_cc_dual, &p);
-	cc.srtt_us = 8000;
-	cc.rttvar_us = 3000;
-	cc.cwnd_fp = 20 << MRO_CC_FP_SHIFT;
-	cc.ssthresh = 20;
+	cc_setup_noisy(&cc, &p, 20);
 	start = cw(&cc);
 	/* 400 rounds of 16 ACKs, delays 0..12 ms */
 	for (i = 0; i < 400 * 16; i++) {
@@ -195,17 +203,11 @@ static void cc_noisy_rtt(struct kunit *test)
  */
 static void cc_delay_not_ours(struct kunit *test)
 {
-	struct mro_cc_params p = cc_params;
 	u32 i, now = 0, seed = 7, dec;
+	struct mro_cc_params p;
 	struct mro_cc cc;
 
-	p.target_var_pct = MRO_CC_TARGET_VAR_PCT;
-	p.target_max_us = MRO_CC_TARGET_MAX_US;
-	mro_cc_init(&cc, &mro_cc_dual, &p);
-	cc.srtt_us = 8000;
-	cc.rttvar_us = 3000;
-	cc.cwnd_fp = 200 << MRO_CC_FP_SHIFT;
-	cc.ssthresh = 200;
+	cc_setup_noisy(&cc, &p, 200);
 	for (i = 0; i < 40 * 16; i++) {
 		now += 500;
 		ack(&cc, now, 1, 20000 + cc_noise(&seed, 12000), 0);
