@@ -138,6 +138,20 @@ static u32 cc_noise(u32 *state, u32 range)
 	return (*state >> 8) % range;
 }
 
+/* dual with the adaptive target, srtt 8 ms, rttvar 3 ms, at @cwnd */
+static void cc_setup_noisy(struct mro_cc *cc, struct mro_cc_params *p,
+			   u32 cwnd)
+{
+	*p = cc_params;
+	p->target_var_pct = MRO_CC_TARGET_VAR_PCT;
+	p->target_max_us = MRO_CC_TARGET_MAX_US;
+	mro_cc_init(cc, &mro_cc_dual, p);
+	cc->srtt_us = 8000;
+	cc->rttvar_us = 3000;
+	cc->cwnd_fp = cwnd << MRO_CC_FP_SHIFT;
+	cc->ssthresh = cwnd;
+}
+
 /*
  * RTT noise of milliseconds (a TCG VM) on an idle path: single samples
  * far above the base target, no standing queue.  The round minimum and
@@ -146,17 +160,11 @@ static u32 cc_noise(u32 *state, u32 range)
  */
 static void cc_noisy_rtt(struct kunit *test)
 {
-	struct mro_cc_params p = cc_params;
 	u32 i, now = 0, seed = 1, start;
+	struct mro_cc_params p;
 	struct mro_cc cc;
 
-	p.target_var_pct = MRO_CC_TARGET_VAR_PCT;
-	p.target_max_us = MRO_CC_TARGET_MAX_US;
-	mro_cc_init(&cc, &mro_cc_dual, &p);
-	cc.srtt_us = 8000;
-	cc.rttvar_us = 3000;
-	cc.cwnd_fp = 20 << MRO_CC_FP_SHIFT;
-	cc.ssthresh = 20;
+	cc_setup_noisy(&cc, &p, 20);
 	start = cw(&cc);
 	/* 400 rounds of 16 ACKs, delays 0..12 ms */
 	for (i = 0; i < 400 * 16; i++) {
@@ -167,15 +175,88 @@ static void cc_noisy_rtt(struct kunit *test)
 	KUNIT_EXPECT_GT(test, cw(&cc), start + 80);	/* ~+1 per RTT */
 	KUNIT_EXPECT_EQ(test, cc.target_us, 500U + 2 * 3000);
 
-	/* the same noise on top of a 20 ms standing queue: cuts */
+	KUNIT_EXPECT_EQ(test, cc.noise_us, 0U);
+
+	/*
+	 * The same noise on top of a queue this window builds (20 packets
+	 * fill the path, each one more waits 0.5 ms): cuts until the queue
+	 * is near the target, and the delay that yields is not noise.
+	 */
 	cc.cwnd_fp = 200 << MRO_CC_FP_SHIFT;
 	cc.ssthresh = 200;
+	for (i = 0; i < 60 * 16; i++) {
+		u32 q = cw(&cc) > 20 ? (cw(&cc) - 20) * 500 : 0;
+
+		now += 500;
+		ack(&cc, now, 1, q + cc_noise(&seed, 12000), 0);
+	}
+	KUNIT_EXPECT_GT(test, cc.decreases, 3U);
+	KUNIT_EXPECT_LE(test, cw(&cc), 20U + 2 * cc.target_us / 500);
+	KUNIT_EXPECT_EQ(test, cc.noise_us, 0U);
+}
+
+/*
+ * A delay that does not yield to the window (a busy host descheduling the
+ * endpoints, or a queue other traffic holds): the first cuts cannot shrink
+ * it, so it becomes part of the target and the window stops falling
+ * instead of collapsing to its floor; once it is gone the floor decays.
+ */
+static void cc_delay_not_ours(struct kunit *test)
+{
+	u32 i, now = 0, seed = 7, dec;
+	struct mro_cc_params p;
+	struct mro_cc cc;
+
+	cc_setup_noisy(&cc, &p, 200);
 	for (i = 0; i < 40 * 16; i++) {
 		now += 500;
 		ack(&cc, now, 1, 20000 + cc_noise(&seed, 12000), 0);
 	}
-	KUNIT_EXPECT_GT(test, cc.decreases, 5U);
-	KUNIT_EXPECT_EQ(test, cw(&cc), p.min_cwnd);
+	/* cut in the rounds before the verdict, not after */
+	KUNIT_EXPECT_GE(test, cc.decreases, 1U);
+	KUNIT_EXPECT_LE(test, cc.decreases, (u32)MRO_CC_NOISE_ROUNDS + 1);
+	KUNIT_EXPECT_GE(test, cc.noise_us, 20000U);
+	KUNIT_EXPECT_GT(test, cc.target_us, 20000U);
+	KUNIT_EXPECT_GE(test, cw(&cc), 25U);	/* >= 200 / 2^3, growing */
+	KUNIT_EXPECT_FALSE(test, cc.delay_high);
+
+	/* ECN still cuts at once, and is not taken for noise */
+	dec = cc.decreases;
+	now += 500;
+	ack(&cc, now, 1, 20000, 1);
+	KUNIT_EXPECT_EQ(test, cc.decreases, dec + 1);
+
+	/* the delay is gone: the floor decays, the base target is back */
+	for (i = 0; i < 200 * 16; i++) {
+		now += 500;
+		ack(&cc, now, 1, cc_noise(&seed, 1000), 0);
+	}
+	KUNIT_EXPECT_LT(test, cc.noise_us, 1000U);
+	KUNIT_EXPECT_LT(test, cc.target_us, 500U + 2 * 3000 + 1000);
+
+	/* a fixed target (target_var_pct 0) ignores the floor */
+	p.target_var_pct = 0;
+	cc.noise_us = 30000;
+	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 500U);
+}
+
+/*
+ * Paths of different length (skewed links, ECMP routes of unequal hops):
+ * each path's delay counts from its own base RTT, never from below the
+ * QP's windowed minimum.
+ */
+static void cc_path_delay(struct kunit *test)
+{
+	/* path 3 is 6 ms longer: its 6.2 ms RTT is 0.2 ms of queue */
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(6200, 300, 6000), 200U);
+	/* without its own minimum yet, the QP's */
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(6200, 300, 0), 5900U);
+	/* a path minimum below the QP's (the QP's window moved on) */
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(6200, 1000, 100), 5200U);
+	/* never negative, no wrap */
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(100, 300, 6000), 0U);
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(U32_MAX, 0, 0), U32_MAX);
+	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(0, U32_MAX, U32_MAX), 0U);
 }
 
 static void cc_target_and_pipe(struct kunit *test)
@@ -729,6 +810,8 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_ecn_once_per_rtt),
 	KUNIT_CASE(cc_delay_decrease),
 	KUNIT_CASE(cc_noisy_rtt),
+	KUNIT_CASE(cc_delay_not_ours),
+	KUNIT_CASE(cc_path_delay),
 	KUNIT_CASE(cc_target_and_pipe),
 	KUNIT_CASE(cc_loss_is_not_congestion),
 	KUNIT_CASE(cc_timeouts_collapse_and_regrow),

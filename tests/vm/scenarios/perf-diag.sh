@@ -102,7 +102,7 @@ qp_snap() {
 			for (i = 1; i < NF; i++) {
 				k = $i
 				sub(/^drv_/, "", k)
-				if (k ~ /^(cwnd|ssthresh|inflight|srtt_us|rttvar_us|min_rtt_us|delay_us|target_us|cc_decreases|credit_avail|pace_rate)$/)
+				if (k ~ /^(cwnd|ssthresh|inflight|srtt_us|rttvar_us|min_rtt_us|delay_us|target_us|noise_us|cc_decreases|credit_avail|pace_rate)$/)
 					o = o " " k "=" $(i + 1)
 			}
 			if (o != "") print "   " w " qp:" o

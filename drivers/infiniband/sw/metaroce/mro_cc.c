@@ -59,9 +59,37 @@ u32 mro_cc_target(const struct mro_cc *cc)
 	u32 hi = max(p->target_max_us, base);
 	u64 t = base + div_u64((u64)cc->rttvar_us * p->target_var_pct, 100);
 
+	if (p->target_var_pct)		/* a fixed target stays fixed */
+		t += cc->noise_us;
 	return min_t(u64, t, hi);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_target);
+
+void mro_cc_delay_cut(struct mro_cc *cc, u32 delay_us, u32 f)
+{
+	/* the first cut of an episode is judged */
+	if (cc->cut_age || f < MRO_CC_NOISE_MIN_CUT)
+		return;
+	cc->cut_delay_us = delay_us;
+	cc->cut_f = min_t(u32, f, MRO_CC_ONE);
+	cc->cut_age = 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_delay_cut);
+
+/* at a round's end: judge a pending cut against the round's delay @d */
+static void mro_cc_noise(struct mro_cc *cc, u32 d)
+{
+	if (cc->cut_age && ++cc->cut_age > MRO_CC_NOISE_ROUNDS) {
+		cc->cut_age = 0;
+		/* d >= cut_delay * (1 - f / 2): it did not yield */
+		if ((u64)d * 2 * MRO_CC_ONE >=
+		    (u64)cc->cut_delay_us * (2 * MRO_CC_ONE - cc->cut_f))
+			cc->noise_us = max(cc->noise_us, d);
+		return;
+	}
+	if (d < cc->noise_us / 2)
+		cc->noise_us -= cc->noise_us >> MRO_CC_NOISE_DECAY;
+}
 
 bool mro_cc_round(struct mro_cc *cc, const struct mro_cc_sample *s)
 {
@@ -78,6 +106,8 @@ bool mro_cc_round(struct mro_cc *cc, const struct mro_cc_sample *s)
 	}
 	if (s->now_us - cc->round_start_us < max_t(u32, cc->srtt_us, 1))
 		return false;
+	if (cc->round_sampled)
+		mro_cc_noise(cc, cc->round_min_us);
 	cc->target_us = mro_cc_target(cc);
 	/* a round without a sample says nothing: no queue, no cut */
 	cc->round_delay_us = cc->round_sampled ? cc->round_min_us : 0;
@@ -139,6 +169,14 @@ unsigned int mro_cc_make_sample(struct mro_cc *cc, u32 now_us, u32 ts_echo,
 	return bad;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_make_sample);
+
+u32 mro_cc_path_delay(u32 rtt_us, u32 qp_min_us, u32 path_min_us)
+{
+	u32 base = max(qp_min_us, path_min_us);
+
+	return rtt_us > base ? rtt_us - base : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_path_delay);
 
 void mro_minrtt_reset(struct mro_minrtt *m)
 {

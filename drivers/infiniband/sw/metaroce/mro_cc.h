@@ -23,6 +23,9 @@
 #define MRO_CC_ECN_SLACK	64	/* marks beyond acked + in flight */
 #define MRO_CC_TARGET_VAR_PCT	200	/* target += 2 x rttvar ... */
 #define MRO_CC_TARGET_MAX_US	50000	/* ... up to 50 ms in all */
+#define MRO_CC_NOISE_ROUNDS	2	/* rounds after a delay cut to judge it */
+#define MRO_CC_NOISE_DECAY	4	/* the floor loses 1/16 per quiet round */
+#define MRO_CC_NOISE_MIN_CUT	(MRO_CC_ONE / 4)
 #define MRO_PACE_BURST_PKTS	4
 #define MRO_PACE_MAX_GAP_NS	1000000000ULL
 
@@ -92,6 +95,14 @@ struct mro_cc {
 	bool delay_high;	/* the last round stayed above the target */
 	u32 round_delay_us;	/* the last round's minimum */
 	u32 target_us;		/* the last effective target (telemetry) */
+	/*
+	 * Delay that did not yield to our own cuts (a busy host descheduling
+	 * the endpoints, not a queue we build): added to the target
+	 */
+	u32 noise_us;
+	u32 cut_delay_us;	/* the round delay behind a cut being judged */
+	u32 cut_f;		/* and the cut, of MRO_CC_ONE */
+	u8 cut_age;		/* rounds since that cut; 0: none judged */
 	u32 last_dec_us;
 	bool dec_valid;
 	bool congested;		/* the last sample showed ECN or delay */
@@ -125,9 +136,10 @@ u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp);
 
 /*
  * The delay target: the base target plus target_var_pct % of the RTT
- * variation, at most target_max_us (never below the base).  A noisy path
- * (virtual machines, busy hosts) needs a target above its noise, a quiet
- * one keeps the base.
+ * variation plus the delay that did not yield to our cuts (noise_us), at
+ * most target_max_us (never below the base).  A noisy path (virtual
+ * machines, busy hosts) needs a target above its noise, a quiet one keeps
+ * the base.
  */
 u32 mro_cc_target(const struct mro_cc *cc);
 /*
@@ -137,6 +149,24 @@ u32 mro_cc_target(const struct mro_cc *cc);
  * delays every packet of the round.
  */
 bool mro_cc_round(struct mro_cc *cc, const struct mro_cc_sample *s);
+/*
+ * A delay cut of @f (of MRO_CC_ONE) was made at round delay @delay_us:
+ * judged MRO_CC_NOISE_ROUNDS rounds later (mro_cc_round()).  A queue we
+ * build shrinks by at least the fraction we cut; a delay that fell by
+ * less than half of it is not ours to fix, and raises noise_us to it.
+ * Only cuts of MRO_CC_NOISE_MIN_CUT or more are judged (a small cut's
+ * effect is within the noise), the first of an episode.  noise_us decays
+ * once the round delay is below half of it.
+ */
+void mro_cc_delay_cut(struct mro_cc *cc, u32 delay_us, u32 f);
+/*
+ * The queueing delay of an RTT sample that came back on a path whose own
+ * minimum RTT is @path_min_us (0: none yet): measured from the larger of
+ * that and the QP's windowed minimum @qp_min_us, so a path that is
+ * longer than the others (ECMP routes of different length, skewed
+ * links) does not read its extra propagation delay as a queue.
+ */
+u32 mro_cc_path_delay(u32 rtt_us, u32 qp_min_us, u32 path_min_us);
 /*
  * Packets really in the network: sent and not acknowledged (@outstanding),
  * minus those SACKed above a hole and those declared lost (RFC 6675's

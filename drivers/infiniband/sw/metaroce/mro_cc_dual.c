@@ -67,6 +67,8 @@ static bool mro_dual_decrease(struct mro_cc *cc, u32 now_us, u32 delay_us,
 	if (ecn)
 		f = max_t(u64, f, cc->alpha / 2);
 	f = clamp_t(u64, f, 1, MRO_CC_MAX_MDF);
+	if (!ecn && delay_us > target)	/* will it shrink the delay? */
+		mro_cc_delay_cut(cc, delay_us, f);
 	cc->cwnd_fp = mro_cc_clamp(cc, (u64)cc->cwnd_fp -
 				   (((u64)cc->cwnd_fp * f) >> MRO_CC_FP_SHIFT));
 	cc->ssthresh = mro_cc_pkts(cc);

@@ -381,6 +381,14 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 	c->cc.rttvar_us = qp->rttvar_us;
 	bad = mro_cc_make_sample(&c->cc, now, a->ts_echo, a->ecn_ce,
 				 qp->snd_una - old_una, mro_inflight(qp), &s);
+	/* from the path's own base RTT: a longer path is not a queue */
+	if (s.rtt_us && a->echo_path < qp->paths.n) {
+		u32 pmin = qp->paths.path[a->echo_path].min_rtt_us;
+
+		s.delay_us = mro_cc_path_delay(s.rtt_us,
+					       mro_minrtt_get(&c->cc.minrtt),
+					       pmin);
+	}
 	if (bad & MRO_CC_FB_BAD_ECN)
 		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
 	if (s.ecn) {

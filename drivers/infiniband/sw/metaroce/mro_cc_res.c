@@ -27,6 +27,7 @@ struct mro_cc_snap {
 	u64 ecn_echoed;
 	u32 delay_us;
 	u32 target_us;
+	u32 noise_us;
 	u32 min_rtt_us;
 	u64 pace_rate;
 	u32 decreases;
@@ -47,6 +48,7 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
 		s.ecn_echoed = c->cc.ecn_total;
 		s.delay_us = c->cc.last_delay_us;
 		s.target_us = c->cc.target_us;
+		s.noise_us = c->cc.noise_us;
 		s.min_rtt_us = mro_minrtt_get(&c->cc.minrtt);
 		s.pace_rate = c->pace_rate;
 		s.decreases = c->cc.decreases;
@@ -73,6 +75,8 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "delay_us", s.delay_us) ||
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "target_us", s.target_us) ||
+	    !mro_cc_room(msg) ||
+	    rdma_nl_put_driver_u32(msg, "noise_us", s.noise_us) ||
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_string(msg, "cc", s.algo) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "min_rtt_us", s.min_rtt_us) ||
