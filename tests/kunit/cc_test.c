@@ -572,34 +572,34 @@ static void cc_feedback_validation(struct kunit *test)
 	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
 	/* first ACK synchronises the ECN echo, counts nothing */
 	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 1000, 900, 0xfff0, 4,
-						 10, &s), 0U);
+						 10, 0, &s), 0U);
 	KUNIT_EXPECT_EQ(test, s.rtt_us, 100U);
 	KUNIT_EXPECT_EQ(test, s.delay_us, 0U);
 	KUNIT_EXPECT_EQ(test, s.ecn, 0U);
 	/* 0x20 new marks across the u16 wrap, with 40 packets that could */
 	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2000, 1700, 0x0010, 30,
-						 10, &s), 0U);
+						 10, 0, &s), 0U);
 	KUNIT_EXPECT_EQ(test, s.ecn, 0x20U);
 	KUNIT_EXPECT_EQ(test, s.delay_us, 200U);
 	/* an older ACK (smaller count) arriving late: no marks, not bad */
 	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2100, 1700, 0x0008, 0,
-						 10, &s), 0U);
+						 10, 0, &s), 0U);
 	KUNIT_EXPECT_EQ(test, s.ecn, 0U);
 	/* more marks than packets: rejected, resynchronised */
 	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2200, 2100, 0x4000, 1,
-						 1, &s),
+						 1, 0, &s),
 			(unsigned int)MRO_CC_FB_BAD_ECN);
 	KUNIT_EXPECT_EQ(test, s.ecn, 0U);
 	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2300, 2200, 0x4001, 1,
-						 1, &s), 0U);
+						 1, 0, &s), 0U);
 	KUNIT_EXPECT_EQ(test, s.ecn, 1U);
 	/* echo from the future, or absurdly old: no RTT sample */
 	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 2400, 2500, 0x4001, 1,
-						 1, &s),
+						 1, 0, &s),
 			(unsigned int)MRO_CC_FB_BAD_RTT);
 	KUNIT_EXPECT_EQ(test, s.rtt_us, 0U);
 	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 20000000, 1, 0x4001, 1,
-						 1, &s),
+						 1, 0, &s),
 			(unsigned int)MRO_CC_FB_BAD_RTT);
 	KUNIT_EXPECT_EQ(test, cc.ecn_total, 0x21ULL);
 }

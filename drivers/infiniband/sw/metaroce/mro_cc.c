@@ -129,7 +129,7 @@ EXPORT_SYMBOL_IF_KUNIT(mro_cc_pipe);
 
 unsigned int mro_cc_make_sample(struct mro_cc *cc, u32 now_us, u32 ts_echo,
 				u16 ecn_ce, u32 acked, u32 inflight,
-				struct mro_cc_sample *s)
+				u32 path_min_us, struct mro_cc_sample *s)
 {
 	unsigned int bad = MRO_CC_FB_OK;
 	u32 rtt = now_us - ts_echo;
@@ -140,13 +140,12 @@ unsigned int mro_cc_make_sample(struct mro_cc *cc, u32 now_us, u32 ts_echo,
 	s->acked = acked;
 	/* a wrapped difference also catches echoes from the future */
 	if (rtt <= MRO_CC_RTT_MAX_US) {
-		u32 min;
-
 		mro_minrtt_update(&cc->minrtt, now_us, rtt,
 				  MRO_CC_MINRTT_WIN_US);
-		min = mro_minrtt_get(&cc->minrtt);
 		s->rtt_us = max_t(u32, rtt, 1);
-		s->delay_us = rtt > min ? rtt - min : 0;
+		s->delay_us = mro_cc_path_delay(rtt,
+						mro_minrtt_get(&cc->minrtt),
+						path_min_us);
 	} else {
 		bad |= MRO_CC_FB_BAD_RTT;
 	}

@@ -183,11 +183,13 @@ enum mro_cc_feedback {
 /*
  * Build a sample from an ACK: @ts_echo and @ecn_ce are the peer's
  * (untrusted) echoes, @acked PSNs were newly acknowledged and @inflight are
- * still out.  Returns MRO_CC_FB_* bits for what was rejected.
+ * still out; @path_min_us is the minimum RTT of the path the echoed packet
+ * took (0: unknown), the delay's base with the windowed minimum
+ * (mro_cc_path_delay()).  Returns MRO_CC_FB_* bits for what was rejected.
  */
 unsigned int mro_cc_make_sample(struct mro_cc *cc, u32 now_us, u32 ts_echo,
 				u16 ecn_ce, u32 acked, u32 inflight,
-				struct mro_cc_sample *s);
+				u32 path_min_us, struct mro_cc_sample *s);
 
 void mro_minrtt_reset(struct mro_minrtt *m);
 void mro_minrtt_update(struct mro_minrtt *m, u32 now_us, u32 rtt_us,

@@ -363,7 +363,7 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 {
 	struct mro_cc_qp *c = &qp->cc;
 	struct mro_cc_sample s;
-	u32 dec, now = mro_now_us();
+	u32 dec, pmin = 0, now = mro_now_us();
 	unsigned int bad;
 
 	if (!c->on || mro_seq_after(a->cum_psn, qp->snd_nxt))
@@ -379,16 +379,12 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 	dec = c->cc.decreases;
 	c->cc.srtt_us = qp->srtt_us;
 	c->cc.rttvar_us = qp->rttvar_us;
+	/* delay counts from the echoed path's own base RTT */
+	if (a->echo_path < qp->paths.n)
+		pmin = qp->paths.path[a->echo_path].min_rtt_us;
 	bad = mro_cc_make_sample(&c->cc, now, a->ts_echo, a->ecn_ce,
-				 qp->snd_una - old_una, mro_inflight(qp), &s);
-	/* from the path's own base RTT: a longer path is not a queue */
-	if (s.rtt_us && a->echo_path < qp->paths.n) {
-		u32 pmin = qp->paths.path[a->echo_path].min_rtt_us;
-
-		s.delay_us = mro_cc_path_delay(s.rtt_us,
-					       mro_minrtt_get(&c->cc.minrtt),
-					       pmin);
-	}
+				 qp->snd_una - old_una, mro_inflight(qp), pmin,
+				 &s);
 	if (bad & MRO_CC_FB_BAD_ECN)
 		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
 	if (s.ecn) {
