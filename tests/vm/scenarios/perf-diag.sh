@@ -92,21 +92,28 @@ snap() {
 	} >"$1"
 }
 
-# qp_snap WHAT DUR: halfway through the point, the requester QP's congestion
-# state (cwnd, delay against target, RTT) from rdma res show qp -dd
+# qp_snap WHAT DUR: about every second while the point runs (perftest's
+# start under TCG takes seconds, so from 1 s to DUR + 4 s), the requester
+# QP's congestion state (cwnd, pipe, delay against target, RTT) from rdma
+# res show qp -dd, one line per sample with the seconds since the start
 qp_snap() {
-	sleep $(($2 / 2 + 1))
-	rdma -dd res show qp link "$dev/1" 2>&1 | awk -v w="$1" '
-		/cwnd/ && / RC / {
-			o = ""
-			for (i = 1; i < NF; i++) {
-				k = $i
-				sub(/^drv_/, "", k)
-				if (k ~ /^(cwnd|ssthresh|inflight|srtt_us|rttvar_us|min_rtt_us|delay_us|target_us|noise_us|cc_decreases|credit_avail|pace_rate)$/)
-					o = o " " k "=" $(i + 1)
-			}
-			if (o != "") print "   " w " qp:" o
-		}'
+	local t0=$SECONDS
+
+	sleep 1
+	while [ $((SECONDS - t0)) -le $(($2 + 4)) ]; do
+		rdma -dd res show qp link "$dev/1" 2>&1 | awk -v w="$1" -v t=$((SECONDS - t0)) '
+			/cwnd/ && / RC / {
+				o = ""
+				for (i = 1; i < NF; i++) {
+					k = $i
+					sub(/^drv_/, "", k)
+					if (k ~ /^(cwnd|ssthresh|inflight|srtt_us|rttvar_us|min_rtt_us|delay_us|target_us|noise_us|cc_decreases|credit_avail|pace_rate)$/)
+						o = o " " k "=" $(i + 1)
+				}
+				if (o != "") print "   " w " qp t=" t "s:" o
+			}'
+		sleep 1
+	done
 }
 
 # steady NAME: the VM's CPU jiffies and the transport's packet counters
