@@ -310,6 +310,59 @@ static void cc_loss_is_not_congestion(struct kunit *test)
 	KUNIT_EXPECT_LT(test, cw(&cc), 50U);
 }
 
+/*
+ * A loss while our queue stands above the loss target (base + noise, not
+ * the rttvar-widened target) is an overflow: cut towards that target,
+ * once per RTT; a loss with the queue below it cuts nothing.
+ */
+static void cc_loss_with_standing_queue(struct kunit *test)
+{
+	struct mro_cc_params p = cc_params;
+	struct mro_cc cc;
+
+	p.target_var_pct = 200;
+	p.target_max_us = 50000;
+	mro_cc_init(&cc, &mro_cc_dual, &p);
+	cc.srtt_us = 1000;
+	cc.rttvar_us = 5000;		/* target 500 + 10000 */
+	cc.cwnd_fp = 100 << MRO_CC_FP_SHIFT;
+	cc.ssthresh = 100;
+	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 10500U);
+	KUNIT_EXPECT_EQ(test, mro_cc_loss_target(&cc), 500U);
+
+	/* a round with 200 us of queue: below both targets */
+	ack(&cc, 10, 1, 200, 0);
+	ack(&cc, 1100, 1, 200, 0);
+	KUNIT_EXPECT_EQ(test, cc.round_delay_us, 200U);
+	cc.ops->on_loss(&cc, 1200, 3);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 100U);
+
+	/* 5 ms of queue: under the delay target, so no delay cut ... */
+	ack(&cc, 1300, 1, 5000, 0);
+	ack(&cc, 2400, 1, 5000, 0);
+	KUNIT_EXPECT_EQ(test, cc.round_delay_us, 5000U);
+	KUNIT_EXPECT_FALSE(test, cc.delay_high);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 100U);
+	KUNIT_EXPECT_EQ(test, cc.decreases, 0U);
+	/* ... but a loss now is an overflow: 0.8 * 4500 / 5000, at most 1/2 */
+	cc.ops->on_loss(&cc, 2500, 1);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 50U);
+	cc.ops->on_loss(&cc, 2600, 1);	/* same RTT */
+	KUNIT_EXPECT_EQ(test, cw(&cc), 50U);
+	cc.ops->on_loss(&cc, 2600, 0);	/* nothing lost */
+	KUNIT_EXPECT_EQ(test, cc.decreases, 1U);
+
+	/* the noise floor raises the loss target: 5 ms of noise is not ours */
+	cc.noise_us = 5000;
+	KUNIT_EXPECT_EQ(test, mro_cc_loss_target(&cc), 5500U);
+	cc.ops->on_loss(&cc, 4000, 1);
+	KUNIT_EXPECT_EQ(test, cw(&cc), 50U);
+
+	/* a fixed target decides alone */
+	p.target_var_pct = 0;
+	KUNIT_EXPECT_EQ(test, mro_cc_loss_target(&cc), mro_cc_target(&cc));
+}
+
 static void cc_timeouts_collapse_and_regrow(struct kunit *test)
 {
 	struct mro_cc cc;
@@ -814,6 +867,7 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_path_delay),
 	KUNIT_CASE(cc_target_and_pipe),
 	KUNIT_CASE(cc_loss_is_not_congestion),
+	KUNIT_CASE(cc_loss_with_standing_queue),
 	KUNIT_CASE(cc_timeouts_collapse_and_regrow),
 	KUNIT_CASE(cc_spurious_timeout_undo),
 	KUNIT_CASE(cc_ack_request_rhythm),

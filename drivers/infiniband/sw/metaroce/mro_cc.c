@@ -65,6 +65,17 @@ u32 mro_cc_target(const struct mro_cc *cc)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_target);
 
+u32 mro_cc_loss_target(const struct mro_cc *cc)
+{
+	const struct mro_cc_params *p = cc->p;
+	u64 t = max_t(u32, p->target_delay_us, 1);
+
+	if (!p->target_var_pct)
+		return mro_cc_target(cc);
+	return min_t(u64, t + cc->noise_us, mro_cc_target(cc));
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_loss_target);
+
 void mro_cc_delay_cut(struct mro_cc *cc, u32 delay_us, u32 f)
 {
 	/* the first cut of an episode is judged */

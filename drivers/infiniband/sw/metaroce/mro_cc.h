@@ -143,6 +143,16 @@ u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp);
  */
 u32 mro_cc_target(const struct mro_cc *cc);
 /*
+ * The delay target that decides whether a loss is congestion: the base
+ * target plus the noise floor, without the RTT-variation term (which the
+ * queue's own oscillation raises).  A loss while the last round's delay
+ * stood above it was most likely our queue overflowing a shallow buffer
+ * (Veno's test of the backlog at a loss): the window is cut towards it.
+ * A random loss with no standing queue (delay below it) cuts nothing.
+ * With a fixed target (target_var_pct 0) it is that target.
+ */
+u32 mro_cc_loss_target(const struct mro_cc *cc);
+/*
  * Fold a sample's delay into the current round; at the end of a round
  * (one srtt) set delay_high from the round's minimum and return true.
  * The minimum filters noise: a single late sample is not a queue, a queue

@@ -50,12 +50,15 @@ static void mro_dual_alpha(struct mro_cc *cc, const struct mro_cc_sample *s)
 	cc->win_start_us = s->now_us;
 }
 
-/* one multiplicative decrease per RTT; true if the window was cut */
+/*
+ * One multiplicative decrease per RTT, by the excess of @delay_us over
+ * @target_us (and the ECN fraction with @ecn); true if the window was cut
+ */
 static bool mro_dual_decrease(struct mro_cc *cc, u32 now_us, u32 delay_us,
-			      bool ecn)
+			      u32 target_us, bool ecn)
 {
 	const struct mro_cc_params *p = cc->p;
-	u32 target = max_t(u32, cc->target_us, 1);
+	u32 target = max_t(u32, target_us, 1);
 	u64 f = 0;
 
 	if (cc->dec_valid &&
@@ -100,7 +103,7 @@ static void mro_dual_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s)
 	if (s->ecn || (round_end && cc->delay_high)) {
 		mro_dual_decrease(cc, s->now_us,
 				  cc->delay_high ? cc->round_delay_us : 0,
-				  s->ecn);
+				  cc->target_us, s->ecn);
 		return;
 	}
 	if (!s->acked || cc->congested)
@@ -114,13 +117,23 @@ static void mro_dual_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s)
 	cc->cwnd_fp = mro_cc_clamp(cc, (u64)cc->cwnd_fp + inc);
 }
 
-/* loss alone is not congestion: cut only with a congestion signal */
+/*
+ * Loss alone is not congestion: cut only with a congestion signal, or
+ * when the last round's delay stood above the loss target (a queue of
+ * ours overflowed; mro_cc_loss_target()), down towards that target.
+ */
 static void mro_dual_on_loss(struct mro_cc *cc, u32 now_us, u32 lost)
 {
-	if (lost && cc->congested)
+	u32 t = mro_cc_loss_target(cc);
+
+	if (!lost)
+		return;
+	if (cc->congested)
 		mro_dual_decrease(cc, now_us,
 				  cc->delay_high ? cc->round_delay_us : 0,
-				  true);
+				  cc->target_us, true);
+	else if (cc->round_delay_us > t)
+		mro_dual_decrease(cc, now_us, cc->round_delay_us, t, false);
 }
 
 static void mro_dual_on_timeout(struct mro_cc *cc, u32 now_us)
