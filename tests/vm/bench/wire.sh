@@ -105,11 +105,12 @@ wire_buckets() {
 		END { for (k = 0; k < 8; k++) printf "%s%d", (k ? " " : ""), b[k] + 0; print "" }'
 }
 
-# wire_drops: packets the data qdiscs of this VM's egress (netem 20:, tbf
-# 30:) dropped so far: the random loss plus the bottleneck's overflow
+# wire_drops: packets the data path of this VM's egress dropped so far: the
+# random loss plus the bottleneck's overflow.  netem 20: alone: it counts
+# the drops of its child (tbf 30:) as its own too (netem_dequeue()).
 wire_drops() {
 	tc -s qdisc show dev "$BENCH_DEV_NET" | awk '
-		/^qdisc/ { q = ($2 == "netem" && $3 == "20:") || ($2 == "tbf" && $3 == "30:") }
+		/^qdisc/ { q = $2 == "netem" && $3 == "20:" }
 		q && /dropped/ { for (i = 1; i < NF; i++) if ($i ~ /dropped$/) { v = $(i + 1); sub(",", "", v); s += v } }
 		END { print s + 0 }'
 }
