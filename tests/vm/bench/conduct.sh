@@ -27,10 +27,11 @@ record() {
 			{(.[0]): (.[1] | tonumber? // .)}) | add) + {transport: $tr} + $res' >>"$SAMPLES"
 }
 
-# snap_delta "BEFORE" "AFTER": seconds busy_s kernel_s rx_bytes
+# snap_delta "BEFORE" "AFTER": seconds busy_s kernel_s rx_bytes wire_drops
 snap_delta() {
 	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y)
-		printf "%.3f %.2f %.2f %d\n", y[1] - x[1], (y[2] - x[2]) / 100, (y[3] - x[3]) / 100, y[4] - x[4] }'
+		printf "%.3f %.2f %.2f %d %d\n", y[1] - x[1], (y[2] - x[2]) / 100, (y[3] - x[3]) / 100,
+			y[4] - x[4], y[5] - x[5] }'
 }
 
 # bw_client TEST SIZE QPS DUR: run the client side, print its output
@@ -118,12 +119,15 @@ point_bw() {
 	if [ "$test" = read_bw ]; then rx=$(cut -d' ' -f4 <<<"$db"); else rx=$(cut -d' ' -f4 <<<"$da"); fi
 	record "$LINE" "$(jq -nc --arg bw "$bw" --arg src "$src" --arg err "$err" --arg da "$da" \
 		--arg db "$db" --arg rx "$rx" --argjson hw0 "$hw0" --argjson hw1 "$hw1" \
+		--argjson rd "$([ "$test" = read_bw ] && echo true || echo false)" \
 		--arg srv "$(tail -c 300 <<<"$srv")" '
 		($da | split(" ") | map(tonumber)) as $a | ($db | split(" ") | map(tonumber)) as $b |
 		{goodput_MiBps: ($bw | tonumber? // null), goodput_from: (if $bw == "" then null else $src end),
 		 error: (if $err == "" then null else $err end),
 		 wall_s: $b[0], cpu_busy_s: ($a[1] + $b[1]), cpu_kernel_s: ($a[2] + $b[2]),
 		 rx_wire_bytes: ($rx | tonumber), server_tail: $srv,
+		 wire_drops_data: (if $rd then $a[4] else $b[4] end),
+		 wire_drops_back: (if $rd then $b[4] else $a[4] end),
 		 counters: ($hw1 | with_entries(.value -= ($hw0[.key] // 0)) | with_entries(select(.value != 0)))}')"
 	lab_log "result: ${bw:-FAILED} MiB/s${err:+ ($err)}${bw:+ (from $src)}"
 	[ -n "$bw" ]

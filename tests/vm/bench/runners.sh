@@ -47,12 +47,13 @@ bench_up() {
 	. "$BENCH_ENV"
 }
 
-# bench_snap: "UPTIME BUSY_JIFFIES KERNEL_JIFFIES RX_DATA_BYTES" of this VM
+# bench_snap: "UPTIME BUSY_JIFFIES KERNEL_JIFFIES RX_DATA_BYTES WIRE_DROPS"
+# of this VM (WIRE_DROPS: wire_drops, its egress)
 bench_snap() {
 	local up busy kern
 	up=$(cut -d' ' -f1 /proc/uptime)
 	read -r busy kern < <(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $4 + $7 + $8 }' /proc/stat)
-	echo "$up $busy $kern $(wire_rx_bytes)"
+	echo "$up $busy $kern $(wire_rx_bytes) $(wire_drops)"
 }
 
 # srv_start NAME CMD...: run CMD in the background (its own session), log in

@@ -105,6 +105,16 @@ wire_buckets() {
 		END { for (k = 0; k < 8; k++) printf "%s%d", (k ? " " : ""), b[k] + 0; print "" }'
 }
 
+# wire_drops: packets the data path of this VM's egress dropped so far: the
+# random loss plus the bottleneck's overflow.  netem 20: alone: it counts
+# the drops of its child (tbf 30:) as its own too (netem_dequeue()).
+wire_drops() {
+	tc -s qdisc show dev "$BENCH_DEV_NET" | awk '
+		/^qdisc/ { q = $2 == "netem" && $3 == "20:" }
+		q && /dropped/ { for (i = 1; i < NF; i++) if ($i ~ /dropped$/) { v = $(i + 1); sub(",", "", v); s += v } }
+		END { print s + 0 }'
+}
+
 # wire_rx_bytes: all data bytes received here so far
 wire_rx_bytes() {
 	wire_buckets ingress | awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }'
