@@ -22,7 +22,8 @@
 # (tools/mro-paths) every few seconds during bandwidth points (make demo).
 # --mro-params: module parameters for metaroce's modprobe in both VMs (e.g.
 # congestion control off: "cc_algo=off cc_credits=0"; default: none, the
-# module's defaults).  --cats: only these plan categories.  With an
+# module's defaults).  --cats: only these plan categories (and, with
+# --rate auto, the ceiling point it calibrates on).  With an
 # existing --out DIR, a transport that already has DIR/run-T runs into
 # DIR/run-T.2 (.3, ...) and the report merges them (e.g. to redo a
 # category after a failure).
@@ -89,8 +90,11 @@ main() {
 		cp tests/vm/bench/{agent.py,prelude.sh,wire.sh,runners.sh,conduct.sh} \
 			tests/vm/scenarios/metaroce-lib.sh tools/bench/qpmem tools/mro-paths "$files/"
 		[ "$t" = metaroce ] && cp "$ko" "$files/metaroce.ko"
+		# --rate auto calibrates on the first ceiling point: keep it with --cats
 		bash tests/vm/bench/plan.sh "$profile" "$t" "$reps" |
-			awk -v c=" $cats " 'c == "  " || index(c, " " substr($1, 5) " ")' >"$files/bench.plan"
+			awk -v c=" $cats " -v auto="$([ "$rate" = auto ] && echo 1 || echo 0)" '
+				c == "  " || index(c, " " substr($1, 5) " ") ||
+				(auto && $1 == "cat=ceiling" && !cal++)' >"$files/bench.plan"
 		printf 'BENCH_TRANSPORT=%s\nBENCH_RATE=%s\nBENCH_QUEUE=%s\nBENCH_SHOW=%s\nBENCH_TELEMETRY=%s\n' \
 			"$t" "$rate" "$queue" "$show" "$telemetry" >"$files/bench.conf"
 		printf 'BENCH_MRO_PARAMS=%q\n' "$mro_params" >>"$files/bench.conf"
