@@ -223,27 +223,25 @@ def section_mem(samples, trs):
 
 
 def point_label(s):
+    """a point's name in the tables: category, test, size, QPs, loss, wire"""
     label = '%s %s %dK %dQP loss %g%%' % (s['cat'], s['test'], s['size'] // 1024,
-                                          s.get('qps', 1), s.get('loss', 0))
+                                          s['qps'], s['loss'])
     if s.get('reorder'):
-        label += ' reorder %s%% delay %sms' % (s['reorder'], s.get('delay'))
+        label += ' netem reorder %s%% delay %sms' % (s['reorder'], s['delay'])
     if s.get('skew'):
-        label += ' skew k*%sms' % s['skew']
+        label += ' path k delayed k*%sms' % s['skew']
     return label
 
 
 def section_resends(samples, trs):
     """metaroce's resends against what the wire dropped in the data direction"""
-    rows, seen = [], []
-    pts = [s for s in select(samples, transport='metaroce')
-           if s.get('wire_drops_data') is not None and not s.get('error')
-           and s.get('test') != 'read_bw'  # resent requests, dropped responses
-           and (s.get('loss') or s.get('reorder') or s.get('skew'))]
-    for s in pts:
-        if point_label(s) not in seen:
-            seen.append(point_label(s))
-    for label in seen:
-        grp = [s for s in pts if point_label(s) == label]
+    rows, groups = [], {}
+    for s in select(samples, transport='metaroce'):
+        if (s.get('wire_drops_data') is not None and not s.get('error')
+                and s.get('test') != 'read_bw'  # resent requests, dropped responses
+                and (s.get('loss') or s.get('reorder') or s.get('skew'))):
+            groups.setdefault(point_label(s), []).append(s)
+    for label, grp in groups.items():
         rtx = [s.get('counters', {}).get('retransmits', 0) for s in grp]
         drops = [s['wire_drops_data'] for s in grp]
         sent = [s.get('counters', {}).get('sent_pkts', 0) for s in grp]
@@ -354,12 +352,7 @@ def main():
             kw = {k: s.get(k) for k in ('cat', 'test', 'size', 'qps', 'loss', 'delay',
                                          'reorder', 'skew')}
             kw = {k: v for k, v in kw.items() if v is not None}
-            label = '%s %s %dK %dQP loss %g%%' % (kw['cat'], kw['test'], kw['size'] // 1024,
-                                                  kw['qps'], kw['loss'])
-            if kw.get('reorder'):
-                label += ' netem reorder %s%% delay %sms' % (kw['reorder'], kw['delay'])
-            if kw.get('skew'):
-                label += ' path k delayed k*%sms' % kw['skew']
+            label = point_label(kw)
             if (label, kw) not in other:
                 other.append((label, kw))
     if other:

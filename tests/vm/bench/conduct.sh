@@ -115,17 +115,16 @@ point_bw() {
 	[ -z "$bw" ] && err=${err:-"client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')"}
 	da=$(snap_delta "$sa0" "$sa1") db=$(snap_delta "$sb0" "$sb1")
 	# the receiver of the data: VM a, except for READ (responses flow a -> b)
-	local rx
-	if [ "$test" = read_bw ]; then rx=$(cut -d' ' -f4 <<<"$db"); else rx=$(cut -d' ' -f4 <<<"$da"); fi
+	local rd=false
+	[ "$test" = read_bw ] && rd=true
 	record "$LINE" "$(jq -nc --arg bw "$bw" --arg src "$src" --arg err "$err" --arg da "$da" \
-		--arg db "$db" --arg rx "$rx" --argjson hw0 "$hw0" --argjson hw1 "$hw1" \
-		--argjson rd "$([ "$test" = read_bw ] && echo true || echo false)" \
+		--arg db "$db" --argjson rd "$rd" --argjson hw0 "$hw0" --argjson hw1 "$hw1" \
 		--arg srv "$(tail -c 300 <<<"$srv")" '
 		($da | split(" ") | map(tonumber)) as $a | ($db | split(" ") | map(tonumber)) as $b |
 		{goodput_MiBps: ($bw | tonumber? // null), goodput_from: (if $bw == "" then null else $src end),
 		 error: (if $err == "" then null else $err end),
 		 wall_s: $b[0], cpu_busy_s: ($a[1] + $b[1]), cpu_kernel_s: ($a[2] + $b[2]),
-		 rx_wire_bytes: ($rx | tonumber), server_tail: $srv,
+		 rx_wire_bytes: (if $rd then $b[3] else $a[3] end), server_tail: $srv,
 		 wire_drops_data: (if $rd then $a[4] else $b[4] end),
 		 wire_drops_back: (if $rd then $b[4] else $a[4] end),
 		 counters: ($hw1 | with_entries(.value -= ($hw0[.key] // 0)) | with_entries(select(.value != 0)))}')"

@@ -67,12 +67,10 @@ EXPORT_SYMBOL_IF_KUNIT(mro_cc_target);
 
 u32 mro_cc_loss_target(const struct mro_cc *cc)
 {
-	const struct mro_cc_params *p = cc->p;
-	u64 t = max_t(u32, p->target_delay_us, 1);
+	u64 base = max_t(u32, cc->p->target_delay_us, 1);
 
-	if (!p->target_var_pct)
-		return mro_cc_target(cc);
-	return min_t(u64, t + cc->noise_us, mro_cc_target(cc));
+	/* a fixed target is the base: the minimum is that target */
+	return min_t(u64, base + cc->noise_us, mro_cc_target(cc));
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_loss_target);
 

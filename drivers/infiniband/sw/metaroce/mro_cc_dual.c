@@ -124,15 +124,18 @@ static void mro_dual_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s)
  */
 static void mro_dual_on_loss(struct mro_cc *cc, u32 now_us, u32 lost)
 {
-	u32 t = mro_cc_loss_target(cc);
+	u32 t;
 
 	if (!lost)
 		return;
-	if (cc->congested)
+	if (cc->congested) {
 		mro_dual_decrease(cc, now_us,
 				  cc->delay_high ? cc->round_delay_us : 0,
 				  cc->target_us, true);
-	else if (cc->round_delay_us > t)
+		return;
+	}
+	t = mro_cc_loss_target(cc);
+	if (cc->round_delay_us > t)
 		mro_dual_decrease(cc, now_us, cc->round_delay_us, t, false);
 }
 
