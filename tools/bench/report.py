@@ -195,7 +195,36 @@ def section_cpu(samples, trs):
         k = stat([s['cpu_kernel_s'] / g for s, g in gib if g > 0])
         b = stat([s['cpu_busy_s'] / g for s, g in gib if g > 0])
         rows.append([NAMES[t], fmt(k, nd=0), fmt(b, nd=0), str(len(pts))])
-    return table(['transport', 'kernel CPU s / GiB', 'all CPU s / GiB', 'samples'], rows)
+    md = table(['transport', 'kernel CPU s / GiB', 'all CPU s / GiB', 'samples'], rows)
+    return md + section_cpu_ceiling(samples, trs)
+
+
+def kernel_per_gib(pts):
+    return stat([s['cpu_kernel_s'] / (s['rx_wire_bytes'] / 2 ** 30) for s in pts
+                 if s.get('rx_wire_bytes') and not s.get('error')])
+
+
+def section_cpu_ceiling(samples, trs):
+    """kernel CPU per GiB at each emulator-ceiling point (issue 5: <= rxe at all four)"""
+    rows = []
+    for t in ('write_bw', 'send_bw'):
+        for sz in (65536, 4096):
+            cells = {tr: kernel_per_gib(select(samples, transport=tr, cat='ceiling',
+                                               test=t, size=sz)) for tr in trs}
+            if not any(cells.values()):
+                continue
+            r = ['%s %d KiB' % (t.split('_')[0].upper(), sz // 1024)]
+            r += [fmt(cells[tr], nd=0) for tr in trs]
+            if 'rxe' in trs and 'metaroce' in trs:
+                r.append(ratio(cells['metaroce'], cells['rxe']))
+            rows.append(r)
+    if not rows:
+        return ''
+    head = ['ceiling point'] + ['%s kernel CPU s / GiB' % NAMES[tr] for tr in trs]
+    if 'rxe' in trs and 'metaroce' in trs:
+        head.append('metaroce / rxe')
+    return ('\nThe same at each emulator-ceiling point (no bottleneck, no loss; issue 5 '
+            'asks metaroce <= rxe at all four):\n\n' + table(head, rows))
 
 
 def section_mem(samples, trs):

@@ -16,7 +16,9 @@
 # directory with a perf binary (and the shared libraries the rootfs lacks in
 # perfkit/lib; bookworm's linux-perf from the host does): every point is
 # sampled (cpu-clock, call graphs, all CPUs) on both VMs and the hottest
-# kernel symbols are printed, self and inclusive.
+# kernel symbols are printed, self and inclusive; $LAB_FILES/ftrace,
+# function names or globs: instead of perf, the function_graph tracer on
+# those functions times them in the steady window (see ftrace_setup).
 # Every point also records METRICs <label>_<point>_steady_{busy,kernel,
 # rcvd,sent}: CPU jiffies and packets in its steady part only (see
 # prof_start), the fair figure for CPU per packet: the whole point's
@@ -148,7 +150,9 @@ prof_start() {
 		done
 		sleep 1
 		steady "/tmp/lab/$1.s0"
-		if [ -x "$perfkit/perf" ]; then
+		if [ -f "$LAB_FILES/ftrace" ]; then
+			ftrace_window "$win"
+		elif [ -x "$perfkit/perf" ]; then
 			LD_LIBRARY_PATH=$perfkit/lib "$perfkit/perf" record -q \
 				-e cpu-clock -F 199 -a -g -o "/tmp/lab/$1.perf" \
 				-- sleep "$win"
@@ -170,6 +174,7 @@ prof_end() {
 		echo "   $label $1 $ROLE steady $k $v"
 		lab_metric "${1//-/_}_steady_$k" "$v"
 	done < <(delta "/tmp/lab/$1.s0" "/tmp/lab/$1.s1")
+	ftrace_sum | sed "s/^/   $label $1 $ROLE ftrace /"
 	[ -f "/tmp/lab/$1.perf" ] || return 0
 	export LD_LIBRARY_PATH=$perfkit/lib
 	{
@@ -182,6 +187,68 @@ prof_end() {
 	} 2>/dev/null | grep -v '^$' | sed "s/^/   $label $1 $ROLE perf /"
 	unset LD_LIBRARY_PATH
 	cp "/tmp/lab/$1.perf" "$LAB_OUT/" 2>/dev/null
+}
+
+# ftrace_setup / ftrace_window SECS / ftrace_off: with $LAB_FILES/ftrace
+# (function names or globs, e.g. "mro_* rxe_* net_rx_action"; names this
+# kernel lacks are skipped), the function_graph tracer on those functions
+# only.  The setup (seconds of TCG time per name) runs once per transport,
+# before its points; a window records SECS seconds into
+# /tmp/lab/ftrace.txt.  ftrace_sum prints per function its calls, total
+# and self microseconds (self: minus the traced functions it called), by
+# self time: where the kernel time goes where cpu-clock samples cannot
+# tell (a TCG guest samples its idle loop).  The tracer's own cost is in
+# the figures, alike for every transport.
+ftrace_dir=/sys/kernel/tracing
+ftrace_setup() {
+	local t=$ftrace_dir f fl
+
+	[ -f "$LAB_FILES/ftrace" ] || return 0
+	[ -d $t/options ] || mount -t tracefs nodev $t
+	echo 0 >$t/tracing_on
+	echo nop >$t/current_tracer
+	echo 32768 >$t/buffer_size_kb
+	echo >$t/set_ftrace_filter
+	while read -ra fl; do
+		for f in "${fl[@]}"; do
+			echo "$f" >>$t/set_ftrace_filter 2>/dev/null
+		done
+	done <"$LAB_FILES/ftrace"
+	echo function_graph >$t/current_tracer
+	echo 1 >$t/options/funcgraph-tail
+}
+ftrace_window() {
+	local t=$ftrace_dir
+
+	echo >$t/trace
+	echo 1 >$t/tracing_on
+	sleep "$1"
+	echo 0 >$t/tracing_on
+	cat $t/trace >/tmp/lab/ftrace.txt
+	echo "filter $(wc -l <$t/set_ftrace_filter) functions, buffer $(cat $t/buffer_size_kb) KB, $(grep -h -E '^(entries|overrun|dropped)' $t/per_cpu/cpu*/stats | tr '\n' ' ')" >/tmp/lab/ftrace.info
+}
+ftrace_off() {
+	[ -f "$LAB_FILES/ftrace" ] || return 0
+	echo nop >$ftrace_dir/current_tracer
+	echo >$ftrace_dir/set_ftrace_filter
+	echo 1 >$ftrace_dir/buffer_size_kb
+}
+ftrace_sum() {
+	[ -f /tmp/lab/ftrace.txt ] || return 0
+	cat /tmp/lab/ftrace.info
+	awk -F'|' 'NF >= 2 {
+		f = $2; n = f; sub(/[^ ].*$/, "", n); d = (length(n) - 2) / 2
+		if (f ~ /\) \{ *$/) { ch[d + 1] = 0; next }
+		if ($1 !~ /us/) next
+		u = $1; sub(/^.*\) */, "", u); gsub(/[^0-9.]/, "", u)
+		if (f ~ /\} \/\* /) { sub(/^.*\/\* /, "", f); sub(/ \*\/.*$/, "", f) }
+		else if (f ~ /\(\);/) { sub(/^ */, "", f); sub(/\(\);.*$/, "", f); ch[d + 1] = 0 }
+		else next
+		sub(/ \[.*$/, "", f)	# the module
+		c[f]++; t[f] += u; s[f] += u - ch[d + 1]; ch[d] += u; ch[d + 1] = 0
+	} END { for (f in c) printf "%s calls %d total_us %.0f self_us %.0f\n", f, c[f], t[f], s[f] }' \
+		/tmp/lab/ftrace.txt | sort -k7,7nr | head -n 70
+	rm -f /tmp/lab/ftrace.txt
 }
 
 # delta A B: the counters that moved
@@ -217,6 +284,7 @@ port=18600
 while read -r label kind mod params; do
 	[ -n "$label" ] || continue
 	up "$label" "$kind" "$mod" "$params" || exit 1
+	ftrace_setup
 	lab_barrier "up-$label" || exit 1
 	while read -r name test size dur netem; do
 		[ -n "$name" ] || continue
@@ -260,6 +328,7 @@ while read -r label kind mod params; do
 		mem=$("$LAB_FILES/qpmem" -d "$dev" -n 100 2>&1 | tail -n 1)
 		echo "== $label qpmem: $mem"
 	fi
+	ftrace_off
 	down "$kind"
 	lab_barrier "down-$label" || exit 1
 done <"$runs"
