@@ -195,8 +195,7 @@ def section_cpu(samples, trs):
         k = stat([s['cpu_kernel_s'] / g for s, g in gib if g > 0])
         b = stat([s['cpu_busy_s'] / g for s, g in gib if g > 0])
         rows.append([NAMES[t], fmt(k, nd=0), fmt(b, nd=0), str(len(pts))])
-    md = table(['transport', 'kernel CPU s / GiB', 'all CPU s / GiB', 'samples'], rows)
-    return md + section_cpu_ceiling(samples, trs)
+    return table(['transport', 'kernel CPU s / GiB', 'all CPU s / GiB', 'samples'], rows)
 
 
 def kernel_per_gib(pts):
@@ -218,13 +217,10 @@ def section_cpu_ceiling(samples, trs):
             if 'rxe' in trs and 'metaroce' in trs:
                 r.append(ratio(cells['metaroce'], cells['rxe']))
             rows.append(r)
-    if not rows:
-        return ''
     head = ['ceiling point'] + ['%s kernel CPU s / GiB' % NAMES[tr] for tr in trs]
     if 'rxe' in trs and 'metaroce' in trs:
         head.append('metaroce / rxe')
-    return ('\nThe same at each emulator-ceiling point (no bottleneck, no loss; issue 5 '
-            'asks metaroce <= rxe at all four):\n\n' + table(head, rows))
+    return table(head, rows)
 
 
 def section_mem(samples, trs):
@@ -300,6 +296,10 @@ SECTIONS = [
      'From /proc/stat around each lossless WRITE 64 KiB / iperf3 point. perftest '
      'busy-polls its CQ, so "all CPU" is dominated by polling for RDMA; the '
      'kernel figure (system + irq + softirq) is the transport cost.\n\n', section_cpu),
+    ({'cat': 'ceiling'},
+     '\n## CPU cost at the emulator ceiling: kernel CPU seconds (both VMs) per GiB\n\n'
+     'The same figure around each unshaped, lossless point (issue 5 asks '
+     'metaroce <= rxe at all four).\n\n', section_cpu_ceiling),
     ({'transport': 'metaroce'},
      '\n## Resends against wire drops (metaroce)\n\n'
      'Points with loss, reordering or skew.  Wire drops: what the data '
