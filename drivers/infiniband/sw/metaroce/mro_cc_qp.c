@@ -208,6 +208,14 @@ static u32 mro_cc_qp_pipe(struct mro_qp *qp)
 	return mro_cc_pipe(mro_inflight(qp), qp->cc.sacked, qp->lost);
 }
 
+/* full packets of this QP's MTU in the pacing clock's burst, at least one */
+static u32 mro_cc_burst_pkts(struct mro_qp *qp)
+{
+	u32 bytes = READ_ONCE(mro_cc_p(qp)->pace_burst_bytes);
+
+	return max(bytes / max(qp->mtu, 1U), 1U);
+}
+
 /*
  * The pacing clock; false (and the timer armed) when it has not come.
  * The timer wakes once a burst is due (mro_pace_wake()); an ACK in the
@@ -224,7 +232,7 @@ static bool mro_cc_pace_ok(struct mro_qp *qp)
 	if (now >= c->pace_next_ns)
 		return true;
 	if (!hrtimer_is_queued(&c->pace_timer)) {
-		u32 burst = READ_ONCE(mro_cc_p(qp)->pace_burst);
+		u32 burst = mro_cc_burst_pkts(qp);
 
 		gap = mro_pace_gap_ns(mro_cc_pkt_bytes(qp->mtu), c->pace_rate);
 		hrtimer_start(&c->pace_timer,
@@ -345,7 +353,7 @@ void mro_cc_sent(struct mro_qp *qp, u32 bytes)
 		return;
 	gap = mro_pace_gap_ns(mro_cc_pkt_bytes(bytes), c->pace_rate);
 	c->pace_next_ns = mro_pace_next(c->pace_next_ns, ktime_get_ns(), gap,
-					gap * READ_ONCE(mro_cc_p(qp)->pace_burst));
+					gap * mro_cc_burst_pkts(qp));
 }
 
 /* after the algorithm saw feedback: count its cuts since @dec, re-pace */
