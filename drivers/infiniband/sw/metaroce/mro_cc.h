@@ -26,7 +26,7 @@
 #define MRO_CC_NOISE_ROUNDS	2	/* rounds after a delay cut to judge it */
 #define MRO_CC_NOISE_DECAY	4	/* the floor loses 1/16 per quiet round */
 #define MRO_CC_NOISE_MIN_CUT	(MRO_CC_ONE / 4)
-#define MRO_PACE_BURST_PKTS	4
+#define MRO_PACE_BURST_BYTES	16384	/* default of pace_burst_bytes */
 #define MRO_PACE_MAX_GAP_NS	1000000000ULL
 
 /* tunables of one device; units in the names */
@@ -39,6 +39,7 @@ struct mro_cc_params {
 	u32 ai;			/* packets per RTT */
 	u32 beta_pct;		/* delay decrease gain, percent */
 	u32 pace_gain_pct;	/* 0: no pacing */
+	u32 pace_burst_bytes;	/* payload the clock lets go at once */
 	/* receiver credits (mro_credit.h) */
 	u32 credits;		/* 0: grant the whole receive window */
 	u32 credit_budget;	/* packets, ~ the link's BDP */

@@ -208,6 +208,14 @@ static u32 mro_cc_qp_pipe(struct mro_qp *qp)
 	return mro_cc_pipe(mro_inflight(qp), qp->cc.sacked, qp->lost);
 }
 
+/* full packets of this QP's MTU in the pacing clock's burst, at least one */
+static u32 mro_cc_burst_pkts(struct mro_qp *qp)
+{
+	u32 bytes = READ_ONCE(mro_cc_p(qp)->pace_burst_bytes);
+
+	return max(bytes / max(qp->mtu, 1U), 1U);
+}
+
 /*
  * The pacing clock; false (and the timer armed) when it has not come.
  * The timer wakes once a burst is due (mro_pace_wake()); an ACK in the
@@ -224,10 +232,12 @@ static bool mro_cc_pace_ok(struct mro_qp *qp)
 	if (now >= c->pace_next_ns)
 		return true;
 	if (!hrtimer_is_queued(&c->pace_timer)) {
+		u32 burst = mro_cc_burst_pkts(qp);
+
 		gap = mro_pace_gap_ns(mro_cc_pkt_bytes(qp->mtu), c->pace_rate);
 		hrtimer_start(&c->pace_timer,
 			      ns_to_ktime(mro_pace_wake(c->pace_next_ns, gap,
-							MRO_PACE_BURST_PKTS)),
+							burst)),
 			      HRTIMER_MODE_ABS_SOFT);
 	}
 	mro_count(qp->dev->stats, MRO_CNT_CC_PACE_DEFERRED, 1);
@@ -343,7 +353,7 @@ void mro_cc_sent(struct mro_qp *qp, u32 bytes)
 		return;
 	gap = mro_pace_gap_ns(mro_cc_pkt_bytes(bytes), c->pace_rate);
 	c->pace_next_ns = mro_pace_next(c->pace_next_ns, ktime_get_ns(), gap,
-					gap * MRO_PACE_BURST_PKTS);
+					gap * mro_cc_burst_pkts(qp));
 }
 
 /* after the algorithm saw feedback: count its cuts since @dec, re-pace */
