@@ -17,9 +17,12 @@
 # which every flow runs (from the receiver's per-QP rcv_psn, sampled about
 # every second): window_s, goodput_mbit (sum over the flows), util (goodput /
 # bottleneck rate), jain (over the flows' goodputs), link_mbit (what the RED
-# queue forwarded in the window), cpu_busy_pct / cpu_nice_pct (the vCPU);
-# over the whole run: perftest_sum_mbit (the senders' own averages),
-# drop_pct, drops and marks (the RED queue), ce_rcvd.
+# queue forwarded in the window), window_drops (what it dropped in the
+# window), q_mean_b / q_empty_pct (its backlog, sampled with the rates),
+# cpu_busy_pct / cpu_nice_pct (the vCPU); over the whole run, flows joining
+# and leaving included: perftest_sum_mbit (the senders' own averages),
+# drop_pct, drops, drops_early (not ECT, dropped where RED marks),
+# drops_overflow (the queue's limit) and marks (the RED queue), ce_rcvd.
 # Then: convergence of a long and a new flow (conv_S_s, report only) and
 # ib_send_lat through the bottleneck, unloaded vs loaded by a bulk flow
 # (lat_S_idle_us, lat_S_loaded_us: perftest's typical, i.e. median, latency;
@@ -50,9 +53,15 @@ INCAST_RED="limit 200000 min 24000 max 72000 avpkt 4200 burst 8 probability 1.0"
 INCAST_TARGET_US=10000		# TCG RTT noise is milliseconds
 INCAST_TARGET_VAR_PCT=""	# target_var_pct (empty: the device default)
 INCAST_BUDGET=32
+# a new sender's unasked first window lands on a queue that may already hold
+# the whole pool: budget + spec must fit the RED queue's limit (32 + 4
+# packets of 4.2 KB in 200 KB).  The default 32 (128 KiB at this MTU)
+# overflowed it when senders joined (congestion.rst, run K).
+INCAST_SPEC=4
 INCAST_MIN_CWND=1
 INCAST_QUANTUM=2
 INCAST_IDLE_US=50000		# credit timer: above the TCG RTT (tens of ms)
+INCAST_CC_EXTRA=""		# more cc knobs of every device: "NAME=VALUE ..."
 # HTB sends at most a burst per wake-up of its watchdog timer, so a timer that
 # fires late caps the link at burst / lateness: with 20k and the timers of a
 # TCG VM on a loaded host the 24 Mbit/s link forwarded ~11 Mbit/s with a
@@ -63,6 +72,9 @@ INCAST_LAT_OPTS="-e"		# ib_send_lat options of the latency ping
 # iterations of the ping: 200 at ~1 ms took a fraction of a second, shorter
 # than the stalls of a bulk flow without CC, so a ping could miss the queue
 INCAST_LAT_ITERS=500
+# command prefix of the pingers (default with more than one vCPU: pinned to
+# the last one, so that perftest's cycle counter stays on one CPU)
+INCAST_LAT_PIN=""
 # MODE[:LEAF[:TARGET_US[:VAR_PCT]]]: LEAF red (the default) or fq_codel with
 # ecn; TARGET_US and VAR_PCT override INCAST_TARGET_US and INCAST_TARGET_VAR_PCT
 # for that run (metrics lat_MODE[_LEAF][_tUS[vPCT]]_*)
@@ -84,6 +96,13 @@ for n in $INCAST_NS; do [ "$n" -gt "$NMAX" ] && NMAX=$n; done
 
 mro_install
 lab_check modprobe-metaroce modprobe metaroce || exit 1
+# the VM these numbers come from: one vCPU runs every namespace's stack and
+# the emulated link, and the link then forwards less than its rate (run K)
+lab_metric vcpus "$(nproc)"
+lab_log "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+# perftest's clock calibration fails on a TSC the kernel calls unstable
+# (LAB_VM_APPEND=tsc=reliable); pinned, each pinger keeps one CPU's clock
+[ -z "$INCAST_LAT_PIN" ] && [ "$(nproc)" -gt 1 ] && INCAST_LAT_PIN="taskset -c $(($(nproc) - 1))"
 modprobe -a ib_uverbs rdma_ucm sch_htb sch_red sch_fq_codel veth bridge
 
 # --- topology ---------------------------------------------------------------
@@ -126,7 +145,7 @@ lab_check_grep cc-sysfs '^(dual|off)$' cat /sys/class/infiniband/mr/ports/1/cc/a
 CC_VAR_DEFAULT=$(cat /sys/class/infiniband/mr/ports/1/cc/target_var_pct)
 # cc_set MODE: the same settings on every device
 cc_set() {
-    local algo=dual credits=1 d
+    local algo=dual credits=1 d kv
     case $1 in
         sender) credits=0 ;;
         off) algo=off; credits=0 ;;
@@ -137,25 +156,43 @@ cc_set() {
         echo "$INCAST_TARGET_US" >"$d/cc/target_delay_us"
         echo "${INCAST_TARGET_VAR_PCT:-$CC_VAR_DEFAULT}" >"$d/cc/target_var_pct"
         echo "$INCAST_BUDGET" >"$d/cc/credit_budget"
+        echo "$INCAST_SPEC" >"$d/cc/spec_window"
         echo "$INCAST_QUANTUM" >"$d/cc/credit_quantum"
         echo "$INCAST_IDLE_US" >"$d/cc/credit_idle_us"
         echo "$INCAST_MIN_CWND" >"$d/cc/min_cwnd"
+        for kv in $INCAST_CC_EXTRA; do echo "${kv#*=}" >"$d/cc/${kv%%=*}"; done
     done
 }
 
-# red_stats -> "sent_pkts dropped marked" of the RED queue (cumulative)
+# red_stats -> "sent_pkts dropped marked early pdrop" of the RED queue
+# (cumulative; early: dropped by RED's marking rule, i.e. packets without ECT;
+# pdrop: the queue's byte limit overflowed)
 red_stats() {
     tc -n sw -s qdisc show dev vr | python3 -c '
 import re, sys
 t = sys.stdin.read()
 m = re.search(r"qdisc red 10:.*?Sent \d+ bytes (\d+) pkt \(dropped (\d+)", t, re.S)
-k = re.search(r"marked (\d+)", t)
-print(m.group(1) if m else 0, m.group(2) if m else 0, k.group(1) if k else 0)'
+k = re.search(r"marked (\d+) early (\d+) pdrop (\d+)", t)
+print(m.group(1) if m else 0, m.group(2) if m else 0, *(k.groups() if k else (0, 0, 0)))'
 }
 
-# red_bytes -> bytes the bottleneck's RED queue has sent (cumulative)
+# red_backlog -> bytes queued in the bottleneck's RED queue now
+red_backlog() {
+    tc -n sw -s qdisc show dev vr | awk '
+        /^qdisc/ {leaf = ($4 == "10:" || $3 == "10:")}
+        leaf && /backlog/ {
+            b = $2; m = 1
+            if (b ~ /Kb$/) m = 1024
+            if (b ~ /Mb$/) m = 1048576
+            sub(/[KM]?b$/, "", b); print b * m; exit
+        }'
+}
+
+# red_bytes -> "bytes dropped": what the bottleneck's RED queue has sent and
+# dropped (cumulative)
 red_bytes() {
-    tc -n sw -s qdisc show dev vr | awk '/qdisc red/ {f = 1; next} f && /Sent/ {print $2; exit}'
+    tc -n sw -s qdisc show dev vr |
+        awk '/qdisc red/ {f = 1; next} f && /Sent/ {d = $7; sub(/,/, "", d); print $2, d + 0; exit}'
 }
 
 # rx_psns -> "lqpn rcv_psn" of every RC QP on the receiver (its next expected PSN:
@@ -198,12 +235,14 @@ rx_sampler() {
     renice -n -15 -p "$BASHPID" >/dev/null
     : >"$f"
     : >"$LAB_WORK/$1.cpu"
+    : >"$LAB_WORK/$1.q"
     while [ ! -e "$LAB_WORK/$1.stop" ]; do
         a=$(date +%s.%N)
         out=$(rx_psns)
         b=$(date +%s.%N)
         [ -n "$out" ] && echo "$out" | awk -v a="$a" -v b="$b" '{printf "%.3f %s\n", (a + b) / 2, $0}' >>"$f"
         echo "$a $(head -1 /proc/stat) $(red_bytes)" >>"$LAB_WORK/$1.cpu"
+        echo "$a $(red_backlog)" >>"$LAB_WORK/$1.q"
         sleep 1
     done
 }
@@ -212,7 +251,9 @@ rx_sampler() {
 # softirq) and TAG_cpu_nice_pct (the nice-19 perftest pollers) of the vCPU
 # between the samples nearest T0 and T1 (is the stack short of CPU?), and
 # TAG_link_mbit, what the bottleneck forwarded meanwhile (is the link slower
-# than its rate?)
+# than its rate?), TAG_window_drops, what it dropped meanwhile, and
+# TAG_q_mean_b / TAG_q_empty_pct, its queue (mean bytes, share of the
+# samples with an empty queue)
 cpu_share() {
     local k v
     python3 - "$@" <<'PY' | while read -r k v; do lab_metric "$k" "$v"; done
@@ -220,7 +261,7 @@ import sys
 rows = []
 for line in open(sys.argv[1]):
     f = line.split()
-    if len(f) >= 11 and f[1] == "cpu":
+    if len(f) >= 12 and f[1] == "cpu":
         rows.append((float(f[0]), [int(x) for x in f[2:]]))
 if len(rows) < 2:
     sys.exit()
@@ -229,11 +270,22 @@ ra = min(rows, key=lambda r: abs(r[0] - t0))
 rb = min(rows, key=lambda r: abs(r[0] - t1))
 a, b = ra[1], rb[1]
 d = [y - x for x, y in zip(a, b)]
-if rb[0] > ra[0]:	# the last column: bytes sent by the RED queue
-    print(f"{tag}_link_mbit {d[-1] * 8 / (rb[0] - ra[0]) / 1e6:.3f}")
+if rb[0] > ra[0]:	# the last columns: bytes sent and packets dropped by RED
+    print(f"{tag}_link_mbit {d[-2] * 8 / (rb[0] - ra[0]) / 1e6:.3f}")
+    print(f"{tag}_window_drops {d[-1]}")
 tot = sum(d[:8]) or 1	# user nice system idle iowait irq softirq steal
 print(f"{tag}_cpu_busy_pct {100.0 * (d[0] + d[2] + d[5] + d[6]) / tot:.1f}")
 print(f"{tag}_cpu_nice_pct {100.0 * d[1] / tot:.1f}")
+# the queue, sampled with the CPU: a link that forwards less than its rate
+# while its queue is seldom empty is slower than its rate (the emulation)
+b = []
+for line in open(sys.argv[1][:-len(".cpu")] + ".q"):
+    f = line.split()
+    if len(f) == 2 and ra[0] <= float(f[0]) <= rb[0]:
+        b.append(float(f[1]))
+if b:
+    print(f"{tag}_q_mean_b {sum(b) / len(b):.0f}")
+    print(f"{tag}_q_empty_pct {100.0 * sum(1 for x in b if x == 0) / len(b):.0f}")
 PY
 }
 
@@ -299,7 +351,7 @@ incast() {
     local mode=$1 n=$2 tag="$1_n$2" i port pids=() devs=() bw rc ok=1
     cc_set "$mode"
     for ((i = 1; i <= n; i++)); do devs+=("mh$i"); done
-    read -r s0 d0 m0 < <(red_stats)
+    read -r s0 d0 m0 e0 p0 < <(red_stats)
     local re0 ce0
     re0=$(counter_sum retry_exceeded mr "${devs[@]}")
     ce0=$(counter_sum cc_ecn_ce_rcvd mr)
@@ -363,8 +415,10 @@ incast() {
     else
         lab_record "$tag-flows-complete" "$([ $ok = 1 ] && echo true || echo false)" "MB/s: ${bws[*]}"
     fi
-    read -r s1 d1 m1 < <(red_stats)
+    read -r s1 d1 m1 e1 p1 < <(red_stats)
     local sent=$((s1 - s0)) drops=$((d1 - d0)) marks=$((m1 - m0))
+    lab_metric "${tag}_drops_early" $((e1 - e0))
+    lab_metric "${tag}_drops_overflow" $((p1 - p0))
     [ "$mode" = off ] || lab_check "$tag-no-retry-exceeded" test "$(counter_sum retry_exceeded mr "${devs[@]}")" -eq "$re0"
     cp "$LAB_WORK/$tag.rates" "$LAB_OUT/"
     python3 - "$tag" "$INCAST_RATE_MBIT" "$sent" "$drops" "$marks" "$n" "$LAB_WORK/$tag.rates" \
@@ -478,11 +532,11 @@ fi
 send_lat() {	# send_lat TAG [CLI_NS SRV_NS SRV_IP] -> typical latency (us) of 64-byte sends
     local cns=${2:-h2} sns=${3:-r} sip=${4:-10.98.0.100}
     # shellcheck disable=SC2086 # a list of options
-    ip netns exec "$sns" timeout "$T" ib_send_lat $INCAST_LAT_OPTS -d "m$sns" -x "$(lab_gid_index "m$sns")" \
+    ip netns exec "$sns" timeout "$T" $INCAST_LAT_PIN ib_send_lat $INCAST_LAT_OPTS -d "m$sns" -x "$(lab_gid_index "m$sns")" \
         -p 18701 -s 64 -n "$INCAST_LAT_ITERS" -F >"$LAB_WORK/lat-$1-srv.out" 2>&1 &
     sleep 2
     # shellcheck disable=SC2086
-    lab_retry 10 2 ip netns exec "$cns" timeout "$T" ib_send_lat $INCAST_LAT_OPTS -d "m$cns" \
+    lab_retry 10 2 ip netns exec "$cns" timeout "$T" $INCAST_LAT_PIN ib_send_lat $INCAST_LAT_OPTS -d "m$cns" \
         -x "$(lab_gid_index "m$cns")" -p 18701 -s 64 -n "$INCAST_LAT_ITERS" -F "$sip" \
         >"$LAB_WORK/lat-$1-cli.out" 2>&1
     wait
