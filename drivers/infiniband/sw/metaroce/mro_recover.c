@@ -56,7 +56,12 @@ static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq,
 	void *payload;
 
 	hdr.opcode = METAROCE_OP_PROBE;
-	hdr.flags = METAROCE_F_ACK_REQ;
+	/*
+	 * ECT like the data: an ECN queue in its marking range drops what
+	 * cannot be marked, and a dropped tail-loss probe leaves the tail
+	 * to the RTO (incast: 103 of 126 RED drops were such "early" drops)
+	 */
+	hdr.flags = METAROCE_F_ECT | METAROCE_F_ACK_REQ;
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
 	hdr.psn = qp->snd_nxt;

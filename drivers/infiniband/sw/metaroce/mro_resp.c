@@ -660,6 +660,8 @@ void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
 		return;
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		return;
+	if (hdr->ce)		/* echoed like a marked request */
+		qp->ecn_ce++;
 	mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
 }
 
