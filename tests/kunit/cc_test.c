@@ -689,7 +689,7 @@ static void credit_no_leak_with_lost_acks(struct kunit *test)
 	u32 grants[8], i, n = 0, g = 0;
 
 	mro_credit_pool_init(&pool);
-	mro_credit_rx_reset(&rx, base);
+	mro_credit_rx_reset(&rx, base, 0);
 	mro_credit_tx_init(&tx, nxt, 8);	/* speculative window */
 	KUNIT_EXPECT_EQ(test, mro_credit_tx_avail(&tx, nxt), 8U);
 
@@ -737,7 +737,7 @@ static void credit_shares_across_senders(struct kunit *test)
 	mro_credit_pool_init(&pool);
 	for (i = 0; i < 8; i++) {
 		base[i] = i * 0x40000000U;
-		mro_credit_rx_reset(&rx[i], base[i]);
+		mro_credit_rx_reset(&rx[i], base[i], 0);
 		mro_credit_rx_activate(&pool, &rx[i]);
 	}
 	KUNIT_EXPECT_EQ(test, mro_credit_share(&pool, 256, 16), 32U);
@@ -768,6 +768,57 @@ static void credit_shares_across_senders(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&pool.active), 0);
 }
 
+/*
+ * A sender joins four others that hold the whole pool: its speculative
+ * window counts from its first packet, and the others' grants are not
+ * extended past the pool's room (the quantum aside) until it is used.
+ */
+static void credit_pool_counts_speculation(struct kunit *test)
+{
+	struct mro_credit_pool pool;
+	struct mro_credit_rx rx[5];
+	u32 base[5], i;
+
+	mro_credit_pool_init(&pool);
+	for (i = 0; i < 4; i++) {
+		base[i] = 1000 * i;
+		mro_credit_rx_reset(&rx[i], base[i], 0);
+		mro_credit_rx_activate(&pool, &rx[i]);
+	}
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx[i],
+							  base[i], 512, 32, 2),
+				base[i] + 8);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 32);
+	/* the newcomer starts past the PSN wrap with 16 unasked packets */
+	base[4] = 0xfffffff8U;
+	mro_credit_rx_reset(&rx[4], base[4], 16);
+	mro_credit_rx_activate(&pool, &rx[4]);
+	mro_credit_rx_account(&pool, &rx[4], base[4]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 48);
+	/* sender 0 got half its grant through: no extension, pool is full */
+	base[0] += 4;
+	KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx[0], base[0], 512,
+						  32, 2), base[0] + 4);
+	/* and once all of it: the quantum only */
+	base[0] += 4;
+	KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx[0], base[0], 512,
+						  32, 2), base[0] + 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 42);
+	/* the speculation arrived: the newcomer gets what is left */
+	base[4] += 16;
+	KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx[4], base[4], 512,
+						  32, 2), base[4] + 6);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 32);
+	for (i = 0; i < 5; i++)
+		mro_credit_rx_release(&pool, &rx[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.active), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool.outstanding), 0);
+	/* without speculation there is no grant until one is asked for */
+	mro_credit_rx_reset(&rx[4], 7, 0);
+	KUNIT_EXPECT_FALSE(test, rx[4].granted);
+}
+
 static void credit_hostile_grants(struct kunit *test)
 {
 	struct mro_credit_tx tx;
@@ -790,7 +841,7 @@ static void credit_hostile_grants(struct kunit *test)
 		struct mro_credit_rx rx;
 
 		mro_credit_pool_init(&pool);
-		mro_credit_rx_reset(&rx, 0);
+		mro_credit_rx_reset(&rx, 0, 0);
 		KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx, 0, 512,
 							  16, 16), 16U);
 		KUNIT_EXPECT_EQ(test, mro_credit_rx_grant(&pool, &rx, 40, 512,
@@ -880,6 +931,7 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_minrtt_window),
 	KUNIT_CASE(credit_no_leak_with_lost_acks),
 	KUNIT_CASE(credit_shares_across_senders),
+	KUNIT_CASE(credit_pool_counts_speculation),
 	KUNIT_CASE(credit_hostile_grants),
 	KUNIT_CASE(pacing_arithmetic),
 	{}

@@ -173,7 +173,9 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 	switch (new_state) {
 	case IB_QPS_RTR:
 		mro_credit_rx_release(&d->pool, &c->crx);
-		mro_credit_rx_reset(&c->crx, qp->rxwin.base);
+		mro_credit_rx_reset(&c->crx, qp->rxwin.base,
+				    READ_ONCE(d->params.credits) ?
+				    READ_ONCE(d->params.spec_window) : 0);
 		c->idle_us = 0;
 		break;
 	case IB_QPS_RTS:
@@ -486,6 +488,8 @@ static void mro_cc_rx_activate(struct mro_qp *qp)
 	if (rx->active)
 		return;
 	mro_credit_rx_activate(&qp->dev->cc.pool, rx);
+	/* a new sender's speculation counts from its first packet */
+	mro_credit_rx_account(&qp->dev->cc.pool, rx, qp->rxwin.base);
 	mro_cc_credit_arm(qp);
 }
 

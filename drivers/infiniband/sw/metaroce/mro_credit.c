@@ -23,12 +23,13 @@ u32 mro_credit_share(struct mro_credit_pool *pool, u32 budget, u32 quantum)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_credit_share);
 
-void mro_credit_rx_reset(struct mro_credit_rx *rx, u32 base)
+void mro_credit_rx_reset(struct mro_credit_rx *rx, u32 base, u32 spec)
 {
-	rx->grant_psn = base;
+	/* what the sender may send unasked (mro_credit_tx_init()) is granted */
+	rx->grant_psn = base + spec;
 	rx->counted = 0;
 	rx->active = false;
-	rx->granted = false;
+	rx->granted = spec != 0;
 	rx->idle = 0;
 	rx->seen = false;
 }
@@ -76,10 +77,21 @@ u32 mro_credit_rx_grant(struct mro_credit_pool *pool,
 			struct mro_credit_rx *rx, u32 base, u32 win,
 			u32 budget, u32 quantum)
 {
-	u32 g;
+	u32 g, others, room;
 
 	mro_credit_rx_activate(pool, rx);
-	g = base + min(mro_credit_share(pool, budget, quantum), win);
+	mro_credit_rx_account(pool, rx, base);
+	/*
+	 * The share, as far as the pool has room: a grant is never taken
+	 * back, so when senders join the old grants (and the newcomers'
+	 * speculation) can fill the pool; the quantum keeps everyone moving.
+	 */
+	budget = max_t(u32, budget, 1);
+	quantum = clamp_t(u32, quantum, 1, budget);
+	others = max(atomic_read(&pool->outstanding) - (int)rx->counted, 0);
+	room = budget > others ? budget - others : 0;
+	g = base + min3(mro_credit_share(pool, budget, quantum), win,
+			max(room, quantum));
 	if (!rx->granted || mro_seq_after(g, rx->grant_psn))
 		rx->grant_psn = g;
 	/* a base that ran past an old grant (speculation) drags it along */

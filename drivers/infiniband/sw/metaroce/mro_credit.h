@@ -42,7 +42,8 @@ void mro_credit_pool_init(struct mro_credit_pool *pool);
 /* packets one active QP may have granted: max(quantum, budget / active) */
 u32 mro_credit_share(struct mro_credit_pool *pool, u32 budget, u32 quantum);
 
-void mro_credit_rx_reset(struct mro_credit_rx *rx, u32 base);
+/* @spec: the speculative window the sender starts with, counted as granted */
+void mro_credit_rx_reset(struct mro_credit_rx *rx, u32 base, u32 spec);
 void mro_credit_rx_activate(struct mro_credit_pool *pool,
 			    struct mro_credit_rx *rx);
 /* recompute this QP's outstanding grant against the receive base */
@@ -53,7 +54,8 @@ void mro_credit_rx_release(struct mro_credit_pool *pool,
 			   struct mro_credit_rx *rx);
 /*
  * The grant to put in an ACK: at least the last one, base + share when
- * that is further, never more than @win past @base.
+ * that is further and the pool has room (the quantum always), never more
+ * than @win past @base.
  */
 u32 mro_credit_rx_grant(struct mro_credit_pool *pool,
 			struct mro_credit_rx *rx, u32 base, u32 win,
