@@ -68,7 +68,13 @@ lab_wait_port() {
 }
 
 # lab_barrier NAME [TIMEOUT] — pair topology: wait until both VMs reached barrier NAME.
-# VM a listens (nc) on LAB_BARRIER_PORT, VM b connects (retrying) and sends NAME.
+# VM a listens (nc) on LAB_BARRIER_PORT and answers every connection with the
+# name of the barrier it is at; VM b connects (retrying), sends NAME and passes
+# once a's answer shows that a's listener took it: NAME, or a later barrier's
+# name (a passed NAME with an earlier attempt of b's).  A connect and a send
+# alone prove nothing: a connection that reaches a's port while a's previous
+# listener still runs waits in that listener's backlog and is reset unread
+# when it exits, after which b used to be one barrier ahead of a.
 # A no-op without a peer. Returns non-zero (and records a failed check) on timeout/mismatch.
 lab_barrier() {
     local name=$1 t=${2:-$LAB_BARRIER_TIMEOUT} got
@@ -82,8 +88,8 @@ lab_barrier() {
         # arrives: skip it (b cannot be ahead, it passes only when a listens)
         local end=$((SECONDS + t))
         while :; do
-            got=$(timeout "$((end > SECONDS ? end - SECONDS : 1))" \
-                nc -l "$LAB_BARRIER_PORT" </dev/null) || true
+            got=$(printf '%s\n' "$name" | timeout "$((end > SECONDS ? end - SECONDS : 1))" \
+                nc -l "$LAB_BARRIER_PORT") || true
             [ "$got" = "$name" ] && break
             [ $SECONDS -lt $end ] || got="${got:-nothing}"
             if [ -n "$got" ] && ! grep -qxF -- "$got" <<<"$LAB_BARRIERS_PASSED"; then
@@ -95,8 +101,12 @@ lab_barrier() {
         done
     else
         local end=$((SECONDS + t))
-        until timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1" && printf "%s\n" "$2" >&3' \
-                "$PEER_IP" "$LAB_BARRIER_PORT" "$name" 2>/dev/null; do
+        # a's answer: NAME, or a name b has not passed (a is ahead); a
+        # barrier b already passed means a's old listener: try again
+        until timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1" && printf "%s\n" "$2" >&3 &&
+                IFS= read -r r <&3 && [ -n "$r" ] &&
+                { [ "$r" = "$2" ] || ! grep -qxF -- "$r" <<<"$3"; }' \
+                "$PEER_IP" "$LAB_BARRIER_PORT" "$name" "$LAB_BARRIERS_PASSED" 2>/dev/null; do
             if [ $SECONDS -ge $end ]; then
                 lab_record "barrier-$name" false "peer $PEER_IP did not reach it in ${t}s"
                 return 1
