@@ -176,23 +176,19 @@ k = re.search(r"marked (\d+) early (\d+) pdrop (\d+)", t)
 print(m.group(1) if m else 0, m.group(2) if m else 0, *(k.groups() if k else (0, 0, 0)))'
 }
 
-# red_backlog -> bytes queued in the bottleneck's RED queue now
-red_backlog() {
+# leaf_stats -> "backlog_bytes backlog_pkts sent_bytes dropped" of the
+# bottleneck's queue (HTB class 1:10's leaf, handle 10:; now / cumulative)
+leaf_stats() {
     tc -n sw -s qdisc show dev vr | awk '
         /^qdisc/ {leaf = ($4 == "10:" || $3 == "10:")}
+        leaf && /Sent/ {s = $2; d = $7; sub(/,/, "", d)}
         leaf && /backlog/ {
-            b = $2; m = 1
+            b = $2; p = $3; m = 1
             if (b ~ /Kb$/) m = 1024
             if (b ~ /Mb$/) m = 1048576
-            sub(/[KM]?b$/, "", b); print b * m; exit
-        }'
-}
-
-# red_bytes -> "bytes dropped": what the bottleneck's RED queue has sent and
-# dropped (cumulative)
-red_bytes() {
-    tc -n sw -s qdisc show dev vr |
-        awk '/qdisc red/ {f = 1; next} f && /Sent/ {d = $7; sub(/,/, "", d); print $2, d + 0; exit}'
+            sub(/[KM]?b$/, "", b); sub(/p$/, "", p); b *= m
+        }
+        END {printf "%s %s %s %s\n", b + 0, p + 0, s + 0, d + 0}'
 }
 
 # rx_psns -> "lqpn rcv_psn" of every RC QP on the receiver (its next expected PSN:
@@ -231,7 +227,7 @@ trace_qps() {
 # the middle of the dump).  It runs at a high priority: the perftest clients
 # busy-poll the one vCPU, and at normal priority one sample took ~9 s with 8.
 rx_sampler() {
-    local f="$LAB_WORK/$1.samples" a b out
+    local f="$LAB_WORK/$1.samples" a b out qb qs qd
     renice -n -15 -p "$BASHPID" >/dev/null
     : >"$f"
     : >"$LAB_WORK/$1.cpu"
@@ -241,14 +237,15 @@ rx_sampler() {
         out=$(rx_psns)
         b=$(date +%s.%N)
         [ -n "$out" ] && echo "$out" | awk -v a="$a" -v b="$b" '{printf "%.3f %s\n", (a + b) / 2, $0}' >>"$f"
-        echo "$a $(head -1 /proc/stat) $(red_bytes)" >>"$LAB_WORK/$1.cpu"
-        echo "$a $(red_backlog)" >>"$LAB_WORK/$1.q"
+        read -r qb _ qs qd < <(leaf_stats)
+        echo "$a $(head -1 /proc/stat) $qs $qd" >>"$LAB_WORK/$1.cpu"
+        echo "$a $qb" >>"$LAB_WORK/$1.q"
         sleep 1
     done
 }
 
-# cpu_share CPUFILE T0 T1 TAG: metrics TAG_cpu_busy_pct (user + system + irq +
-# softirq) and TAG_cpu_nice_pct (the nice-19 perftest pollers) of the vCPU
+# cpu_share CPUFILE T0 T1 TAG QFILE (the "time backlog_bytes" samples):
+# metrics TAG_cpu_busy_pct (user + system + irq + softirq) and TAG_cpu_nice_pct (the nice-19 perftest pollers) of the vCPU
 # between the samples nearest T0 and T1 (is the stack short of CPU?), and
 # TAG_link_mbit, what the bottleneck forwarded meanwhile (is the link slower
 # than its rate?), TAG_window_drops, what it dropped meanwhile, and
@@ -279,7 +276,7 @@ print(f"{tag}_cpu_nice_pct {100.0 * d[1] / tot:.1f}")
 # the queue, sampled with the CPU: a link that forwards less than its rate
 # while its queue is seldom empty is slower than its rate (the emulation)
 b = []
-for line in open(sys.argv[1][:-len(".cpu")] + ".q"):
+for line in open(sys.argv[5]):
     f = line.split()
     if len(f) == 2 and ra[0] <= float(f[0]) <= rb[0]:
         b.append(float(f[1]))
@@ -396,7 +393,7 @@ incast() {
     cp "$LAB_WORK/$tag.samples" "$LAB_OUT/"
     local wsecs wqps wa wb
     read -r wsecs wqps wa wb <"$LAB_WORK/$tag.win"
-    cpu_share "$LAB_WORK/$tag.cpu" "$wa" "$wb" "$tag"
+    cpu_share "$LAB_WORK/$tag.cpu" "$wa" "$wb" "$tag" "$LAB_WORK/$tag.q"
     tail -n +2 "$LAB_WORK/$tag.win" >"$LAB_WORK/$tag.rates"
     lab_metric "${tag}_window_s" "$wsecs"
     # every flow seen at the receiver over a window of at least 3 s (CC off:
@@ -576,16 +573,7 @@ lat_probe() {
     : >"$LAB_WORK/$1.qp"
     local k=0
     while [ ! -e "$LAB_WORK/$1.stop" ]; do
-        echo "$(date +%s.%N) $(tc -n sw -s qdisc show dev vr | awk '
-            /^qdisc/ {leaf = ($4 == "10:" || $3 == "10:")}
-            leaf && /Sent/ {s = $2}
-            leaf && /backlog/ {
-                b = $2; p = $3; m = 1
-                if (b ~ /Kb$/) m = 1024
-                if (b ~ /Mb$/) m = 1048576
-                sub(/[KM]?b$/, "", b); sub(/p$/, "", p); b *= m
-            }
-            END {printf "%s %s %s", b + 0, p + 0, s + 0}') $(head -1 /proc/stat)" >>"$LAB_WORK/$1.q"
+        echo "$(date +%s.%N) $(leaf_stats | cut -d' ' -f1-3) $(head -1 /proc/stat)" >>"$LAB_WORK/$1.q"
         if [ $((k++ % 5)) = 0 ]; then
             rdma -dd res show qp link mh1/1 2>/dev/null | awk -v t="$(date +%s.%N)" '
                 / type RC / {
