@@ -23,6 +23,9 @@ int mro_skb_walk(struct sk_buff *skb, u32 off, u32 len, mro_skb_piece_fn fn,
 		return -EINVAL;
 	if (!len)
 		return 0;
+	/* all in the linear part (virtio-net at a 1500 MTU): one piece */
+	if (off + len <= skb_headlen(skb))
+		return fn(ctx, skb->data + off, len);
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	/* a piece may run past the end of the range: clamp it */
 	while (done < len && (n = skb_seq_read(done, &data, &st))) {
