@@ -21,6 +21,10 @@ static unsigned int mro_txwin = 512;
 module_param_named(window, mro_txwin, uint, 0444);
 MODULE_PARM_DESC(window, "PSNs in flight per QP, power of two 64-16384 (default 512)");
 
+static bool mro_mtu_fill = true;
+module_param_named(mtu_fill, mro_mtu_fill, bool, 0644);
+MODULE_PARM_DESC(mtu_fill, "RC/UC packets fill the netdev MTU, below twice the path MTU (default Y)");
+
 #define MRO_NMSG	64	/* receive-consuming messages in flight */
 
 struct mro_qp *mro_qp_get(struct mro_dev *dev, u32 qpn)
@@ -299,6 +303,7 @@ static void mro_qp_reset_transport(struct mro_qp *qp)
 static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 {
 	struct mro_dev *dev = qp->dev;
+	enum ib_mtu active;
 	int err;
 
 	if (mask & IB_QP_PORT && attr->port_num != 1)
@@ -365,12 +370,20 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->acked_sent_us = mro_now_us();
 		qp->snd_msn = 0;
 	}
-	/* UD has no path MTU: a datagram may fill the port's active MTU */
+	/*
+	 * UD has no path MTU: a datagram may fill the port's active MTU.  RC
+	 * and UC fill the netdev only when the path MTU is the port's active
+	 * MTU, the one rdma_cm and perftest derive from the netdev; a smaller
+	 * one was chosen on purpose and is kept.
+	 */
+	active = READ_ONCE(dev->active_mtu);
 	if (mro_qp_is_ud(qp))
-		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->active_mtu));
+		qp->mtu = ib_mtu_enum_to_int(active);
 	else
-		qp->mtu = min_t(u32, ib_mtu_enum_to_int(qp->path_mtu),
-				READ_ONCE(dev->payload_mtu));
+		qp->mtu = mro_wire_rc_mtu(ib_mtu_enum_to_int(qp->path_mtu),
+					  READ_ONCE(dev->payload_mtu),
+					  READ_ONCE(mro_mtu_fill) &&
+					  qp->path_mtu >= active);
 	qp->rto = mro_timeout_to_ktime(qp->timeout);
 	return 0;
 }

@@ -7,6 +7,8 @@
 #ifndef MRO_WIRE_H
 #define MRO_WIRE_H
 
+#include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 #include <rdma/metaroce_wire.h>
 
@@ -150,5 +152,25 @@ enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
  */
 enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
 				  struct mro_hdr *h);
+
+/*
+ * Payload bytes per RC/UC packet, from the QP's path MTU (@path_bytes, an
+ * IB MTU) and what the netdev leaves after the worst-case headers
+ * (@room).  rdma_cm and perftest round the link's real MTU down to an IB
+ * MTU (1024 for a 1500-byte Ethernet MTU), so the path carries anything
+ * below twice it.  With @fill, packets take what the netdev allows within
+ * that bound, in whole cache lines: 1344 bytes instead of 1024 at a
+ * 1500-byte MTU, a quarter fewer packets.  Never less than
+ * min(@path_bytes, @room), the RoCE rule that !@fill keeps.
+ */
+static inline u32 mro_wire_rc_mtu(u32 path_bytes, u32 room, bool fill)
+{
+	u32 low = min(path_bytes, room), high;
+
+	if (!fill || path_bytes > U32_MAX / 2)
+		return low;
+	high = min(room, 2 * path_bytes - 1) & ~63U;
+	return max(high, low);
+}
 
 #endif /* MRO_WIRE_H */
