@@ -73,6 +73,10 @@ INCAST_MRO_PARAMS="mtu_fill=0"
 INCAST_HTB_BURST=64k
 INCAST_LAT=1			# 0 skips the latency runs
 INCAST_LAT_OPTS="-e"		# ib_send_lat options of the latency ping
+# the ping's server: perftest 4.5's server with -e reads an unfilled ibv_wc
+# when the client's next ping overtakes the client's ACK of its reply (which
+# fq_codel's flow queues allow; congestion.rst, run L): "" busy-polls there
+INCAST_LAT_SRV_OPTS="-e"
 # iterations of the ping: 200 at ~1 ms took a fraction of a second, shorter
 # than the stalls of a bulk flow without CC, so a ping could miss the queue
 INCAST_LAT_ITERS=500
@@ -534,7 +538,7 @@ fi
 send_lat() {	# send_lat TAG [CLI_NS SRV_NS SRV_IP] -> typical latency (us) of 64-byte sends
     local cns=${2:-h2} sns=${3:-r} sip=${4:-10.98.0.100}
     # shellcheck disable=SC2086 # a list of options
-    ip netns exec "$sns" timeout "$T" $INCAST_LAT_PIN ib_send_lat $INCAST_LAT_OPTS -d "m$sns" -x "$(lab_gid_index "m$sns")" \
+    ip netns exec "$sns" timeout "$T" $INCAST_LAT_PIN ib_send_lat $INCAST_LAT_SRV_OPTS -d "m$sns" -x "$(lab_gid_index "m$sns")" \
         -p 18701 -s 64 -n "$INCAST_LAT_ITERS" -F >"$LAB_WORK/lat-$1-srv.out" 2>&1 &
     sleep 2
     # shellcheck disable=SC2086
