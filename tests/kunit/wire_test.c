@@ -1508,24 +1508,26 @@ static void wire_crc_byte_order_test(struct kunit *test)
 static void wire_rc_mtu_test(struct kunit *test)
 {
 	/* 1500-byte Ethernet MTU: 1388 bytes of room, path MTU 1024 */
-	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1388, true), 1344U);
+	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1388, true), 1384U);
 	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1388, false), 1024U);
-	/* 9000: below twice 4096, whole cache lines */
-	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(4096, 8888, true), 8128U);
+	/* 9000: below twice 4096, in multiples of 8 */
+	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(4096, 8888, true), 8184U);
 	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(4096, 8888, false), 4096U);
 	/* a path MTU set below the link's: stays below twice it */
-	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(256, 1388, true), 448U);
+	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(256, 1388, true), 504U);
 	/* a path MTU above what the netdev takes: the room, as before */
 	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(4096, 1388, true), 1388U);
 	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(4096, 1388, false), 1388U);
-	/* room not a multiple of 64 and below the path MTU: never rounded */
-	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1000, true), 1000U);
+	/* room not a multiple of 8 and below the path MTU: never rounded */
+	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1001, true), 1001U);
 	/* exactly the room of a path MTU: no growth past it */
 	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1024, true), 1024U);
-	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1087, true), 1024U);
+	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1031, true), 1024U);
+	/* a little more room: rounded down to 8 bytes */
+	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1039, true), 1032U);
 	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, 1088, true), 1088U);
 	/* huge room: capped at twice the path MTU less one, rounded */
-	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, U32_MAX, true), 1984U);
+	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(1024, U32_MAX, true), 2040U);
 	KUNIT_EXPECT_EQ(test, mro_wire_rc_mtu(0x80000000U, U32_MAX, true),
 			0x80000000U);
 }

@@ -159,8 +159,8 @@ enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
  * (@room).  rdma_cm and perftest round the link's real MTU down to an IB
  * MTU (1024 for a 1500-byte Ethernet MTU), so the path carries anything
  * below twice it.  With @fill, packets take what the netdev allows within
- * that bound, in whole cache lines: 1344 bytes instead of 1024 at a
- * 1500-byte MTU, a quarter fewer packets.  Never less than
+ * that bound, in multiples of 8 bytes: 1384 bytes instead of 1024 at a
+ * 1500-byte MTU, so a 4 KiB message takes 3 packets, not 4.  Never less than
  * min(@path_bytes, @room), the RoCE rule that !@fill keeps.
  */
 static inline u32 mro_wire_rc_mtu(u32 path_bytes, u32 room, bool fill)
@@ -169,7 +169,7 @@ static inline u32 mro_wire_rc_mtu(u32 path_bytes, u32 room, bool fill)
 
 	if (!fill || path_bytes > U32_MAX / 2)
 		return low;
-	high = min(room, 2 * path_bytes - 1) & ~63U;
+	high = min(room, 2 * path_bytes - 1) & ~7U;
 	return max(high, low);
 }
 
