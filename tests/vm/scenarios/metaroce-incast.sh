@@ -31,7 +31,8 @@
 # through the bottleneck: CPU contention only), lat_S_icmp_*_us (kernel ICMP
 # through the bottleneck), lat_S_q_* (the bottleneck backlog sampled during
 # the loaded ping), lat_S_bulk_* (the bulk QP's srtt, min_rtt, cwnd, pipe and
-# its goodput), lat_S_cpu_* (the vCPU).
+# its goodput), lat_S_ping_{cli,srv}_* (the ping QPs' requester srtt and
+# min_rtt: h2's, and r's), lat_S_cpu_* (the vCPU).
 #
 # Checks (robust things only; speed targets are numbers to report):
 #   with CC on (and sender-only) every flow is seen at the receiver in a common
@@ -66,6 +67,9 @@ INCAST_CC_EXTRA=""		# more cc knobs of every device: "NAME=VALUE ..."
 # packets) above are sized for 4 KiB packets, the path MTU at this 9000-byte
 # MTU; mtu_fill (the default) would send 8 KB packets (usage.rst)
 INCAST_MRO_PARAMS="mtu_fill=0"
+# the links' MTU: 9000 gives 4 KiB packets (1.4 ms each at 24 Mbit/s); 1500
+# gives 1 KiB ones (the queue sizes above are then 4x too deep in packets)
+INCAST_MTU=9000
 # HTB sends at most a burst per wake-up of its watchdog timer, so a timer that
 # fires late caps the link at burst / lateness: with 20k and the timers of a
 # TCG VM on a loaded host the 24 Mbit/s link forwarded ~11 Mbit/s with a
@@ -88,6 +92,9 @@ INCAST_LAT_PIN=""
 # for that run (metrics lat_MODE[_LEAF][_tUS[vPCT]]_*)
 INCAST_LAT_MODES="on off"
 INCAST_FQ_CODEL=""		# fq_codel options (empty: its defaults, target 5 ms)
+# paths per device for the QPs created later, "DEV=N ..." (e.g. "mh1=1": the
+# bulk sender's QPs use one source port; default: the module's `paths`)
+INCAST_PATHS=""
 # extra ib_write_bw options (perftest 4.5 has no -e events for WRITE)
 INCAST_BW_OPTS=""
 INCAST_CONV=1			# 0 skips the convergence runs
@@ -117,11 +124,11 @@ modprobe -a ib_uverbs rdma_ucm sch_htb sch_red sch_fq_codel veth bridge
 # --- topology ---------------------------------------------------------------
 ip netns add sw
 ip -n sw link add br0 type bridge
-ip -n sw link set br0 mtu 9000 up
+ip -n sw link set br0 mtu "$INCAST_MTU" up
 ip -n sw link set lo up
 add_host() {	# add_host NS IP
     ip netns add "$1"
-    ip -n sw link add "v$1" mtu 9000 type veth peer name eth0 mtu 9000 netns "$1"
+    ip -n sw link add "v$1" mtu "$INCAST_MTU" type veth peer name eth0 mtu "$INCAST_MTU" netns "$1"
     ip -n sw link set "v$1" master br0 up
     ip -n "$1" link set lo up
     ip -n "$1" addr add "$2/24" dev eth0
@@ -133,6 +140,9 @@ for ((i = 1; i <= NMAX; i++)); do add_host "h$i" "10.98.0.$i"; done
 lab_check receiver-active mro_wait_state mr ACTIVE || exit 1
 for ((i = 1; i <= NMAX; i++)); do mro_wait_state "mh$i" ACTIVE || lab_record "h$i-active" false "not active"; done
 lab_check ping-receiver ip netns exec h1 ping -c 2 -W 2 10.98.0.100
+for kv in $INCAST_PATHS; do
+    lab_check "paths-${kv%%=*}" sh -c "echo ${kv#*=} >/sys/class/infiniband/${kv%%=*}/metaroce/paths"
+done
 
 # the bottleneck: sw -> r.  metaroce (UDP) goes through RED; perftest's TCP side
 # channel gets its own small class so a full RED queue cannot stop a flow from
@@ -575,12 +585,16 @@ set_leaf() {
 
 # lat_probe TAG: every 0.1 s until $LAB_WORK/TAG.stop, "time backlog_bytes
 # backlog_pkts red_bytes_sent cpu..." into TAG.q; every ~1 s the bulk sender's
-# QP telemetry (srtt, min_rtt, cwnd, delay) into TAG.qp
+# QP telemetry (srtt, min_rtt, cwnd, delay) into TAG.qp, and the ping's two
+# QPs' requester RTTs into TAG.pq ("time side srtt_us min_rtt_us": side cli is
+# h2's QP, whose RTT is its requests' through the bottleneck to r's ACKs; srv
+# is r's QPs that sent, i.e. the ping's replies to h2's ACKs)
 lat_probe() {
     renice -n -15 -p "$BASHPID" >/dev/null
     : >"$LAB_WORK/$1.q"
     : >"$LAB_WORK/$1.qp"
-    local k=0
+    : >"$LAB_WORK/$1.pq"
+    local k=0 side dev
     while [ ! -e "$LAB_WORK/$1.stop" ]; do
         echo "$(date +%s.%N) $(leaf_stats | cut -d' ' -f1-3) $(head -1 /proc/stat)" >>"$LAB_WORK/$1.q"
         if [ $((k++ % 5)) = 0 ]; then
@@ -589,6 +603,14 @@ lat_probe() {
                     for (i = 1; i < NF; i++) v[$i] = $(i + 1)
                     print t, v["drv_srtt_us"], v["drv_min_rtt_us"], v["drv_cwnd"], v["drv_delay_us"], v["drv_inflight"]
                 }' >>"$LAB_WORK/$1.qp"
+            for side in cli:mh2 srv:mr; do
+                dev=${side#*:}
+                rdma -dd res show qp link "$dev/1" 2>/dev/null | awk -v t="$(date +%s.%N)" -v s="${side%%:*}" '
+                    / type RC / {
+                        for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+                        if (v["drv_srtt_us"] > 0) print t, s, v["drv_srtt_us"], v["drv_min_rtt_us"]
+                    }' >>"$LAB_WORK/$1.pq"
+            done
         fi
         sleep 0.1
     done
@@ -597,10 +619,10 @@ lat_probe() {
 # lat_stats TAG T0 T1: metrics from lat-TAG's probe files between T0 and T1 (the
 # loaded ping): the bottleneck backlog (mean, median, max, share of samples
 # with an empty queue), what it forwarded, the vCPU's idle share, the bulk
-# QP's srtt / min_rtt / cwnd
+# QP's srtt / min_rtt / cwnd, the ping QPs' srtt / min_rtt (lat_probe)
 lat_stats() {
     local k v
-    python3 - "$LAB_WORK/lat-$1.q" "$LAB_WORK/lat-$1.qp" "$2" "$3" "lat_$1" <<'PY' | while read -r k v; do lab_metric "$k" "$v"; done
+    python3 - "$LAB_WORK/lat-$1.q" "$LAB_WORK/lat-$1.qp" "$2" "$3" "lat_$1" "$LAB_WORK/lat-$1.pq" <<'PY' | while read -r k v; do lab_metric "$k" "$v"; done
 import sys
 t0, t1, tag = float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
 q = []
@@ -629,6 +651,14 @@ for line in open(sys.argv[2]):
 if s:
     for i, name in enumerate(("srtt_us", "min_rtt_us", "cwnd", "delay_us", "inflight")):
         print(f"{tag}_bulk_{name} {sum(x[i] for x in s) / len(s):.0f}")
+p = {}
+for line in open(sys.argv[6]):
+    f = line.split()
+    if len(f) == 4 and t0 <= float(f[0]) <= t1:
+        p.setdefault(f[1], []).append((int(f[2]), int(f[3])))
+for side, v in sorted(p.items()):
+    print(f"{tag}_ping_{side}_srtt_us {sum(x[0] for x in v) / len(v):.0f}")
+    print(f"{tag}_ping_{side}_min_rtt_us {min(x[1] for x in v)}")
 PY
 }
 
@@ -653,9 +683,12 @@ latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
     rm -f "$LAB_WORK/lat-$tag.stop"
     lat_probe "lat-$tag" &
     local probe=$!
+    # the bottleneck's counters around the loaded ping (fq_codel: new_flow_count)
+    tc -n sw -s qdisc show dev vr >"$LAB_OUT/lat-$tag-qdisc-before.txt"
     t0=$(date +%s.%N)
     loaded=$(send_lat "$tag-loaded")
     t1=$(date +%s.%N)
+    tc -n sw -s qdisc show dev vr >"$LAB_OUT/lat-$tag-qdisc-after.txt"
     # the ping must have run while the bulk flow did
     lab_metric "lat_${tag}_bulk_alive" "$(kill -0 "$bulk" 2>/dev/null && echo 1 || echo 0)"
     lab_metric "lat_${tag}_icmp_loaded_us" "$(icmp_rtt h2 10.98.0.100)"
@@ -664,7 +697,7 @@ latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
     touch "$LAB_WORK/lat-$tag.stop"
     wait "$probe"
     lat_stats "$tag" "$t0" "$t1"
-    cp "$LAB_WORK/lat-$tag.q" "$LAB_WORK/lat-$tag.qp" "$LAB_OUT/"
+    cp "$LAB_WORK/lat-$tag.q" "$LAB_WORK/lat-$tag.qp" "$LAB_WORK/lat-$tag.pq" "$LAB_OUT/"
     wait
     cp "$LAB_WORK/lat-$tag-bulk-cli.out" "$LAB_OUT/" 2>/dev/null
     # the bulk flow's own goodput (perftest average, Mbit/s)
