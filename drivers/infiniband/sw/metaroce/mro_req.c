@@ -619,6 +619,12 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 		}
 		mro_cc_sent(qp, t->len);
 		sent++;
+		/*
+		 * The oldest PSN was resent: the RTO counts from now (as
+		 * TCP's does), or it fires on a resend still on its way.
+		 */
+		if (psn == qp->snd_una && t->fast_lost)
+			mro_arm_rto(qp);
 	}
 	return sent;
 }
