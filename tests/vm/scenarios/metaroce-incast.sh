@@ -583,6 +583,21 @@ set_leaf() {
     fi
 }
 
+# qp_drv DEV FIELD...: one line "time VALUE..." per RC QP of DEV, the values
+# of its driver attributes drv_FIELD (rdma resource show qp -dd)
+qp_drv() {
+    local dev=$1
+    shift
+    rdma -dd res show qp link "$dev/1" 2>/dev/null | awk -v t="$(date +%s.%N)" -v f="$*" '
+        / type RC / {
+            for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+            n = split(f, k, " ")
+            line = t
+            for (j = 1; j <= n; j++) line = line " " v["drv_" k[j]]
+            print line
+        }'
+}
+
 # lat_probe TAG: every 0.1 s until $LAB_WORK/TAG.stop, "time backlog_bytes
 # backlog_pkts red_bytes_sent cpu..." into TAG.q; every ~1 s the bulk sender's
 # QP telemetry (srtt, min_rtt, cwnd, delay) into TAG.qp, and the ping's two
@@ -594,22 +609,14 @@ lat_probe() {
     : >"$LAB_WORK/$1.q"
     : >"$LAB_WORK/$1.qp"
     : >"$LAB_WORK/$1.pq"
-    local k=0 side dev
+    local k=0 side
     while [ ! -e "$LAB_WORK/$1.stop" ]; do
         echo "$(date +%s.%N) $(leaf_stats | cut -d' ' -f1-3) $(head -1 /proc/stat)" >>"$LAB_WORK/$1.q"
         if [ $((k++ % 5)) = 0 ]; then
-            rdma -dd res show qp link mh1/1 2>/dev/null | awk -v t="$(date +%s.%N)" '
-                / type RC / {
-                    for (i = 1; i < NF; i++) v[$i] = $(i + 1)
-                    print t, v["drv_srtt_us"], v["drv_min_rtt_us"], v["drv_cwnd"], v["drv_delay_us"], v["drv_inflight"]
-                }' >>"$LAB_WORK/$1.qp"
+            qp_drv mh1 srtt_us min_rtt_us cwnd delay_us inflight >>"$LAB_WORK/$1.qp"
             for side in cli:mh2 srv:mr; do
-                dev=${side#*:}
-                rdma -dd res show qp link "$dev/1" 2>/dev/null | awk -v t="$(date +%s.%N)" -v s="${side%%:*}" '
-                    / type RC / {
-                        for (i = 1; i < NF; i++) v[$i] = $(i + 1)
-                        if (v["drv_srtt_us"] > 0) print t, s, v["drv_srtt_us"], v["drv_min_rtt_us"]
-                    }' >>"$LAB_WORK/$1.pq"
+                qp_drv "${side#*:}" srtt_us min_rtt_us |
+                    awk -v s="${side%%:*}" '$2 > 0 {print $1, s, $2, $3}' >>"$LAB_WORK/$1.pq"
             done
         fi
         sleep 0.1
