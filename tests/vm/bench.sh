@@ -9,7 +9,7 @@
 #                     [--out DIR] [--dist bookworm|trixie] [--rate TCRATE]
 #                     [--queue BYTES] [--transports "metaroce rxe tcp"]
 #                     [--ko metaroce.ko] [--show] [--telemetry] [--cats "loss lat ..."]
-#                     [--mro-params "cc_algo=off cc_credits=0"]
+#                     [--mro-params "cc_algo=off cc_credits=0"] [--interleave]
 #
 # Defaults: --profile standard (~95 min here), --reps 3 (smoke: 1),
 # --rate auto (half the unshaped rate the first transport measures in its
@@ -26,7 +26,10 @@
 # --rate auto, the ceiling point it calibrates on).  With an
 # existing --out DIR, a transport that already has DIR/run-T runs into
 # DIR/run-T.2 (.3, ...) and the report merges them (e.g. to redo a
-# category after a failure).
+# category after a failure).  --interleave: all transports in ONE boot,
+# alternating by repetition (rep 1: A B, rep 2: B A, ...; each switch
+# unloads one module and loads the next), so that pairs compare on the same
+# host load; the report adds per-pair ratios (run-interleaved/).
 set -euo pipefail
 # One function, parsed before it runs: editing this file while a benchmark
 # runs cannot break that run.
@@ -37,7 +40,7 @@ main() {
 
 	profile=standard reps='' out='' dist=${DIST:-bookworm} rate=auto queue=32768
 	transports="metaroce rxe tcp"
-	ko='' show=0 telemetry=0 cats='' mro_params=''
+	ko='' show=0 telemetry=0 cats='' mro_params='' interleave=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--profile) profile=$2; shift 2 ;;
@@ -52,6 +55,7 @@ main() {
 		--telemetry) telemetry=1; shift ;;
 		--cats) cats=$2; shift 2 ;;
 		--mro-params) mro_params=$2; shift 2 ;;
+		--interleave) interleave=1; shift ;;
 		-h|--help) sed -n '4,/^set -e/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 		esac
@@ -82,19 +86,25 @@ main() {
 	make -s -C tools/bench >"$out/tools.log" 2>&1 || { cat "$out/tools.log"; exit 1; }
 	[ -n "$ko" ] || ko=$(ls out/"$dist"/*/metaroce.ko 2>/dev/null | head -n1 || true)
 
-	rc=0
-	for t in $transports; do
-		files=$out/files-$t
+	# plan_for T: T's plan points, only --cats (and with --rate auto the
+	# ceiling point it calibrates on)
+	plan_for() {
+		bash tests/vm/bench/plan.sh "$profile" "$1" "$reps" |
+			awk -v c=" $cats " -v auto="$([ "$rate" = auto ] && echo 1 || echo 0)" '
+				c == "  " || index(c, " " substr($1, 5) " ") ||
+				(auto && $1 == "cat=ceiling" && !cal++)'
+	}
+	# boot NAME TRANSPORT PLAN: one boot of the pair through PLAN (TRANSPORT: the first one up)
+	boot() {
+		local name=$1 t=$2 plan=$3 files=$out/files-$1 n tmo t1 run i follower
 		rm -rf "$files"
 		mkdir -p "$files"
 		cp tests/vm/bench/{agent.py,prelude.sh,wire.sh,runners.sh,conduct.sh} \
 			tests/vm/scenarios/metaroce-lib.sh tools/bench/qpmem tools/mro-paths "$files/"
-		[ "$t" = metaroce ] && cp "$ko" "$files/metaroce.ko"
-		# --rate auto calibrates on the first ceiling point: keep it with --cats
-		bash tests/vm/bench/plan.sh "$profile" "$t" "$reps" |
-			awk -v c=" $cats " -v auto="$([ "$rate" = auto ] && echo 1 || echo 0)" '
-				c == "  " || index(c, " " substr($1, 5) " ") ||
-				(auto && $1 == "cat=ceiling" && !cal++)' >"$files/bench.plan"
+		if [[ " $transports " == *" metaroce "* ]] && [[ " metaroce interleaved " == *" $name "* ]]; then
+			cp "$ko" "$files/metaroce.ko"
+		fi
+		cp "$plan" "$files/bench.plan"
 		printf 'BENCH_TRANSPORT=%s\nBENCH_RATE=%s\nBENCH_QUEUE=%s\nBENCH_SHOW=%s\nBENCH_TELEMETRY=%s\n' \
 			"$t" "$rate" "$queue" "$show" "$telemetry" >"$files/bench.conf"
 		printf 'BENCH_MRO_PARAMS=%q\n' "$mro_params" >>"$files/bench.conf"
@@ -102,27 +112,53 @@ main() {
 		# a point takes 20-90 s under TCG (host load), a smoke point (4 s
 		# transfers) 20-40 s; the guest gets timeout - 120 s
 		if [ "$profile" = smoke ]; then tmo=$((n * 60 + 360)); else tmo=$((n * 90 + 900)); fi
-		log "$t: $n points (VM timeout ${tmo}s)"
+		log "$name: $n points (VM timeout ${tmo}s)"
 		t1=$SECONDS
-		run=$out/run-$t
+		run=$out/run-$name
 		i=2
-		while [ -e "$run" ]; do run=$out/run-$t.$i; i=$((i + 1)); done
-		setsid bash tests/vm/bench/follow.sh "$run/b/scenario.log" "$t" "$show" &
+		while [ -e "$run" ]; do run=$out/run-$name.$i; i=$((i + 1)); done
+		setsid bash tests/vm/bench/follow.sh "$run/b/scenario.log" "$name" "$show" &
 		follower=$!
 		tests/vm/run.sh --dist "$dist" --topology pair --scenario tests/vm/scenarios/bench-pair.sh \
 			--files "$files"/* --out "$run" --timeout "$tmo" >"$run.log" 2>&1 || {
-			rc=1; log "$t: lab run failed, see $run.log"; tail -n 5 "$run.log"; }
+			rc=1; log "$name: lab run failed, see $run.log"; tail -n 5 "$run.log"; }
 		sleep 3
 		kill -- -"$follower" 2>/dev/null || true
 		wait "$follower" 2>/dev/null || true
 		if [ "$rate" = auto ]; then
 			r=$(jq -rs '[.[] | select(.name == "bench_rate") | .value][0] // empty' \
 				"$run/b/metrics.jsonl" 2>/dev/null || true)
-			[ -n "$r" ] && { rate=$r; log "bottleneck rate calibrated in the $t boot: $rate"; }
+			[ -n "$r" ] && { rate=$r; log "bottleneck rate calibrated in the $name boot: $rate"; }
 		fi
-		log "$t: done in $((SECONDS - t1))s"
-		echo "$t $((SECONDS - t1))" >>"$out/durations.txt"
-	done
+		log "$name: done in $((SECONDS - t1))s"
+		echo "$name $((SECONDS - t1))" >>"$out/durations.txt"
+	}
+
+	rc=0
+	if [ "$interleave" = 1 ]; then
+		# every transport's plan tagged with it; repetition r runs them in
+		# this order when r is odd, reversed when even
+		local t r order
+		for t in $transports; do
+			plan_for "$t" | sed "s/\$/ transport=$t interleaved=1/" >"$out/plan-$t"
+		done
+		: >"$out/plan-interleaved"
+		for ((r = 1; r <= reps; r++)); do
+			order=$transports
+			[ $((r % 2)) = 0 ] && order=$(tr ' ' '\n' <<<"$transports" | tac | tr '\n' ' ')
+			for t in $order; do
+				grep -E "(^| )rep=$r( |\$)" "$out/plan-$t" >>"$out/plan-interleaved" || true
+			done
+		done
+		# the calibration point (rep 1 of the first transport's ceiling) first
+		boot interleaved "$(head -n1 "$out/plan-interleaved" | sed 's/.*transport=//')" \
+			"$out/plan-interleaved"
+	else
+		for t in $transports; do
+			plan_for "$t" >"$out/plan-$t"
+			boot "$t" "$t" "$out/plan-$t"
+		done
+	fi
 
 	log "report"
 	/usr/bin/python3 tools/bench/report.py --out "$out" --profile "$profile" --reps "$reps" \

@@ -6,8 +6,9 @@ samples.json and PNG plots.
     report.py --out DIR [--profile P --reps N --rate R --queue B --dist D --wall S]
 
 Reads DIR/run-<transport>/b/samples.jsonl (one JSON object per sample, from
-the conducting VM) and DIR/run-<transport>/*/result.json (kernel and
-package versions).  Every figure is the median of the repetitions with
+the conducting VM; run-interleaved/ holds every transport of a
+bench.sh --interleave boot, each sample naming its own) and
+DIR/run-*/*/result.json (kernel and package versions).  Every figure is the median of the repetitions with
 [min-max]; ratios compare medians.
 """
 import argparse
@@ -29,9 +30,10 @@ def load(out):
     runs = sorted(glob.glob(os.path.join(out, 'run-*', 'b')))
     for rdir in runs:
         t = os.path.basename(os.path.dirname(rdir))[4:].split('.')[0]
-        if t not in TRANSPORTS:
+        if t not in TRANSPORTS + ['interleaved']:
             continue
         f = os.path.join(rdir, 'samples.jsonl')
+        trs = {t}
         if os.path.exists(f):
             with open(f) as fh:
                 for line in fh:
@@ -39,12 +41,16 @@ def load(out):
                     if line:
                         try:
                             samples.append(json.loads(line))
+                            samples[-1]['boot'] = os.path.basename(os.path.dirname(rdir))
+                            trs.add(samples[-1].get('transport'))
                         except ValueError:
                             print('report: bad sample line in %s' % f, file=sys.stderr)
         r = os.path.join(rdir, 'result.json')
-        if os.path.exists(r) and t not in meta:
-            with open(r) as fh:
-                res = json.load(fh)
+        if not os.path.exists(r):
+            continue
+        with open(r) as fh:
+            res = json.load(fh)
+        for t in trs & (set(TRANSPORTS) - set(meta)):
             meta[t] = {'kernel': res.get('kernel'), 'status': res.get('status'),
                        **{k: v for k, v in res.get('metrics', {}).items()
                           if k in ('rdma_core', 'perftest', 'iperf3', 'points',
@@ -223,6 +229,41 @@ def section_cpu_ceiling(samples, trs):
     return table(head, rows)
 
 
+PAIR_KEYS = ('boot', 'cat', 'test', 'size', 'qps', 'loss', 'delay', 'reorder', 'skew', 'rep')
+
+
+def section_pairs(samples, trs):
+    """bench.sh --interleave: metaroce against rxe, repetition by repetition in one boot"""
+    if 'metaroce' not in trs or 'rxe' not in trs:
+        return 'Needs both metaroce and rxe in the interleaved boot.\n'
+    groups = {}
+    for s in samples:
+        if (s.get('interleaved') and not s.get('error') and
+                s.get('cat') in ('ceiling', 'loss', 'size', 'ops', 'reorder', 'skew')):
+            groups.setdefault(tuple(s.get(k) for k in PAIR_KEYS), {})[s['transport']] = s
+    points = {}
+    for key, by in groups.items():
+        m, r = by.get('metaroce'), by.get('rxe')
+        if not m or not r or not m.get('goodput_MiBps') or not r.get('goodput_MiBps'):
+            continue
+        label = point_label({k: v for k, v in zip(PAIR_KEYS, key)
+                             if k not in ('boot', 'rep') and v is not None})
+        g = m['goodput_MiBps'] / r['goodput_MiBps']
+        c = None
+        km, kr = kernel_per_gib([m]), kernel_per_gib([r])
+        if km and kr and kr[0]:
+            c = km[0] / kr[0]
+        points.setdefault(label, []).append((g, c))
+    rows = []
+    for label, prs in sorted(points.items()):
+        gs = [g for g, _ in prs]
+        cs = [c for _, c in prs if c is not None]
+        rows.append([label, str(len(prs)), fmt(stat(gs)), ', '.join('%.2f' % g for g in gs),
+                     fmt(stat(cs)), ', '.join('%.2f' % c for c in cs)])
+    return table(['point', 'pairs', 'goodput metaroce / rxe', 'each pair',
+                  'kernel CPU per GiB metaroce / rxe', 'each pair'], rows)
+
+
 def section_mem(samples, trs):
     rows = []
     for t in trs:
@@ -300,6 +341,14 @@ SECTIONS = [
      '\n## CPU cost at the emulator ceiling: kernel CPU seconds (both VMs) per GiB\n\n'
      'The same figure around each unshaped, lossless point (issue 5 asks '
      'metaroce <= rxe at all four).\n\n', section_cpu_ceiling),
+    ({'interleaved': 1},
+     '\n## Interleaved pairs: metaroce / rxe in one boot\n\n'
+     '`bench.sh --interleave` ran both transports in one boot, alternating by '
+     'repetition (A B, B A, ...).  Each pair is one repetition of a point for '
+     'both, minutes apart on the same host load: the ratio of a pair is '
+     'fairer than the ratio of medians from separate boots.  Cells: median '
+     '[min-max] of the pairs\' ratios (issue 5 asks goodput >= 1 and CPU '
+     '<= 1 at the ceiling points).\n\n', section_pairs),
     ({'transport': 'metaroce'},
      '\n## Resends against wire drops (metaroce)\n\n'
      'Points with loss, reordering or skew.  Wire drops: what the data '

@@ -4,7 +4,8 @@
 # bench conductor (guest, VM b): runs one plan point at a time.  A point is
 # a line of key=value words: cat= (loss|size|ops|reorder|skew|ceiling|
 # blackhole|lat|mem), test=, size=, qps=, loss=, delay=, reorder=, skew=,
-# load=, rep=.  Each point appends one JSON object (the point's keys plus
+# load=, rep=, and (bench.sh --interleave) transport=: when it is not the
+# transport up, both VMs switch to it first.  Each point appends one JSON object (the point's keys plus
 # its results) to $LAB_OUT/samples.jsonl and logs one line.
 
 SAMPLES=$LAB_OUT/samples.jsonl
@@ -257,6 +258,20 @@ calibrate() {
 	lab_log "bottleneck rate: $BENCH_RATE (half the measured ceiling ${1:-?} MiB/s)"
 }
 
+# switch_to TRANSPORT: both VMs take the current transport down and bring
+# TRANSPORT up (VM a through the agent), then this shell reads the new settings
+switch_to() {
+	local pid rc=0
+	lab_log "switching from $BENCH_TRANSPORT to $1"
+	ag "bench_down && bench_up $1" >"$LAB_WORK/switch-a.log" 2>&1 &
+	pid=$!
+	bench_down && bench_up "$1" || rc=1
+	wait $pid || { rc=1; cat "$LAB_WORK/switch-a.log"; }
+	# shellcheck disable=SC1090
+	. "$BENCH_ENV"
+	return $rc
+}
+
 # run_point LINE
 run_point() {
 	LINE=$1
@@ -264,6 +279,11 @@ run_point() {
 	declare -gA P=()
 	local kv
 	for kv in $LINE; do P[${kv%%=*}]=${kv#*=}; done
+	if [ -n "${P[transport]:-}" ] && [ "${P[transport]}" != "$BENCH_TRANSPORT" ] &&
+		! switch_to "${P[transport]}"; then
+		record "$LINE" '{"error": "transport switch failed"}'
+		return 1
+	fi
 	if [ "${P[cat]}" != ceiling ] && [ "$BENCH_RATE" = auto ]; then
 		calibrate "$(jq -s '[.[] | select(.cat == "ceiling" and .test == "write_bw" and
 			.size == 65536) | .goodput_MiBps // 0] | max // 0' \

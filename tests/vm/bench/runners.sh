@@ -47,6 +47,24 @@ bench_up() {
 	. "$BENCH_ENV"
 }
 
+# bench_down: remove the transport bench_up brought up (its device, then its
+# module: metaroce and rdma_rxe refuse to be loaded together)
+bench_down() {
+	local mod i
+	case $BENCH_TRANSPORT in
+	metaroce) mod=metaroce ;;
+	rxe) mod=rdma_rxe ;;
+	*) return 0 ;;
+	esac
+	rdma link delete "$BENCH_DEV" || return 1
+	# the last uverbs file may close a moment after its process exits
+	for ((i = 0; i < 20; i++)); do
+		modprobe -r "$mod" 2>/dev/null && return 0
+		sleep 0.5
+	done
+	modprobe -r "$mod"
+}
+
 # bench_snap: "UPTIME BUSY_JIFFIES KERNEL_JIFFIES RX_DATA_BYTES WIRE_DROPS"
 # of this VM (WIRE_DROPS: wire_drops, its egress)
 bench_snap() {
