@@ -8,7 +8,9 @@
 # drops and the VM's CPU time (busy and kernel-only jiffies); prints the
 # deltas that are not zero and records METRICs <label>_<point>_MiBps and
 # the main counters.
-# Optional: $LAB_FILES/mtu, one number: eth0's MTU on both VMs (frames
+# Optional: $LAB_FILES/sysctl, lines "KEY=VALUE" set with sysctl -w on
+# both VMs before the first point (e.g. net.core.netdev_budget_usecs);
+# $LAB_FILES/mtu, one number: eth0's MTU on both VMs (frames
 # larger than ~1.2 KB reach the transport in page fragments on virtio-net);
 # $LAB_FILES/points, lines "NAME TEST SIZE DUR [netem options]"
 # (the netem options shape b's egress); $LAB_FILES/qpmem (tools/bench): the
@@ -276,6 +278,12 @@ qdisc() {
 	[ "$ROLE" = b ] && tc qdisc add dev eth0 root netem limit 10000 "$@"
 }
 
+if [ -f "$LAB_FILES/sysctl" ]; then
+	while read -r kv; do
+		[ -n "$kv" ] || continue
+		lab_check "sysctl-$kv" sysctl -w "$kv" || exit 1
+	done <"$LAB_FILES/sysctl"
+fi
 if [ -f "$LAB_FILES/mtu" ]; then
 	lab_check set-mtu ip link set eth0 mtu "$(cat "$LAB_FILES/mtu")" || exit 1
 fi

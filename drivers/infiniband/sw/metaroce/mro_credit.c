@@ -13,12 +13,18 @@ void mro_credit_pool_init(struct mro_credit_pool *pool)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_credit_pool_init);
 
+/* a budget of at least one packet, and a quantum within it */
+static void mro_credit_norm(u32 *budget, u32 *quantum)
+{
+	*budget = max_t(u32, *budget, 1);
+	*quantum = clamp_t(u32, *quantum, 1, *budget);
+}
+
 u32 mro_credit_share(struct mro_credit_pool *pool, u32 budget, u32 quantum)
 {
 	int active = atomic_read(&pool->active);
 
-	budget = max_t(u32, budget, 1);
-	quantum = clamp_t(u32, quantum, 1, budget);
+	mro_credit_norm(&budget, &quantum);
 	return max_t(u32, budget / max(active, 1), quantum);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_credit_share);
@@ -86,8 +92,7 @@ u32 mro_credit_rx_grant(struct mro_credit_pool *pool,
 	 * back, so when senders join the old grants (and the newcomers'
 	 * speculation) can fill the pool; the quantum keeps everyone moving.
 	 */
-	budget = max_t(u32, budget, 1);
-	quantum = clamp_t(u32, quantum, 1, budget);
+	mro_credit_norm(&budget, &quantum);
 	others = max(atomic_read(&pool->outstanding) - (int)rx->counted, 0);
 	room = budget > others ? budget - others : 0;
 	g = base + min3(mro_credit_share(pool, budget, quantum), win,
