@@ -241,8 +241,13 @@ def section_pairs(samples, trs):
         if (s.get('interleaved') and not s.get('error') and
                 s.get('cat') in ('ceiling', 'loss', 'size', 'ops', 'reorder', 'skew')):
             groups.setdefault(tuple(s.get(k) for k in PAIR_KEYS), {})[s['transport']] = s
+    def order(item):	# boots as run, then repetitions
+        boot, rep = item[0][0], item[0][-1]
+        n = boot.rpartition('.')[2] if '.' in boot else '1'
+        return int(n) if n.isdigit() else 0, rep or 0
+
     points = {}
-    for key, by in groups.items():
+    for key, by in sorted(groups.items(), key=order):
         m, r = by.get('metaroce'), by.get('rxe')
         if not m or not r or not m.get('goodput_MiBps') or not r.get('goodput_MiBps'):
             continue
@@ -253,14 +258,22 @@ def section_pairs(samples, trs):
         km, kr = kernel_per_gib([m]), kernel_per_gib([r])
         if km and kr and kr[0]:
             c = km[0] / kr[0]
-        points.setdefault(label, []).append((g, c))
+        points.setdefault(label, []).append((key[0], g, c))
+
+    def each(prs, i):	# the pairs in run order, boots apart
+        boots = {}
+        for p in prs:
+            if p[i] is not None:
+                boots.setdefault(p[0], []).append('%.2f' % p[i])
+        return ' / '.join(', '.join(v) for v in boots.values())
+
     rows = []
     for label, prs in sorted(points.items()):
-        gs = [g for g, _ in prs]
-        cs = [c for _, c in prs if c is not None]
-        rows.append([label, str(len(prs)), fmt(stat(gs)), ', '.join('%.2f' % g for g in gs),
-                     fmt(stat(cs)), ', '.join('%.2f' % c for c in cs)])
-    return table(['point', 'pairs', 'goodput metaroce / rxe', 'each pair',
+        gs = [p[1] for p in prs]
+        cs = [p[2] for p in prs if p[2] is not None]
+        rows.append([label, str(len(prs)), fmt(stat(gs)), each(prs, 1), fmt(stat(cs)),
+                     each(prs, 2)])
+    return table(['point', 'pairs', 'goodput metaroce / rxe', 'each pair (boots split by /)',
                   'kernel CPU per GiB metaroce / rxe', 'each pair'], rows)
 
 
