@@ -150,7 +150,10 @@ point_lat() {
 		# a bulk WRITE flow on its own QP (perftest port 18600) shares the wire
 		ag srv_start bulk "$(pt_bw_cmd write_bw 65536 1 300 -p 18600)" &&
 			ag srv_listening 18600 60 || err="bulk server did not start"
-		setsid bash -c ". $PRELUDE; bench_retry timeout 320 $(pt_bw_cmd write_bw 65536 1 300 \
+		# --foreground: timeout stays in this session's process group, so
+		# the kill below reaches the client too (else it outlives the point,
+		# retrying for ever against the stopped server: retry_cnt 7)
+		setsid bash -c ". $PRELUDE; bench_retry timeout --foreground 320 $(pt_bw_cmd write_bw 65536 1 300 \
 			-p 18600 "$PEER_IP")" >"$LAB_WORK/bulk.log" 2>&1 </dev/null &
 		bulk=$!
 		sleep 4
