@@ -8,8 +8,9 @@ samples.json and PNG plots.
 Reads DIR/run-<transport>/b/samples.jsonl (one JSON object per sample, from
 the conducting VM; run-interleaved/ holds every transport of a
 bench.sh --interleave boot, each sample naming its own) and
-DIR/run-*/*/result.json (kernel and package versions).  Every figure is the median of the repetitions with
-[min-max]; ratios compare medians.
+DIR/run-*/*/result.json (kernel and package versions), boots in the order
+they ran (run-T, run-T.2, ...).  Every figure is the median of the
+repetitions with [min-max]; ratios compare medians.
 """
 import argparse
 import glob
@@ -27,7 +28,11 @@ NAMES = {'metaroce': 'metaroce', 'rxe': 'rxe', 'tcp': 'TCP'}
 
 def load(out):
     samples, meta = [], {}
-    runs = sorted(glob.glob(os.path.join(out, 'run-*', 'b')))
+    def run_order(rdir):	# run-T before run-T.2 ('.' sorts before '/')
+        name, _, n = os.path.basename(os.path.dirname(rdir)).partition('.')
+        return name, int(n) if n.isdigit() else 1
+
+    runs = sorted(glob.glob(os.path.join(out, 'run-*', 'b')), key=run_order)
     for rdir in runs:
         t = os.path.basename(os.path.dirname(rdir))[4:].split('.')[0]
         if t not in TRANSPORTS + ['interleaved']:
@@ -241,13 +246,8 @@ def section_pairs(samples, trs):
         if (s.get('interleaved') and not s.get('error') and
                 s.get('cat') in ('ceiling', 'loss', 'size', 'ops', 'reorder', 'skew')):
             groups.setdefault(tuple(s.get(k) for k in PAIR_KEYS), {})[s['transport']] = s
-    def order(item):	# boots as run, then repetitions
-        boot, rep = item[0][0], item[0][-1]
-        n = boot.rpartition('.')[2] if '.' in boot else '1'
-        return int(n) if n.isdigit() else 0, rep or 0
-
     points = {}
-    for key, by in sorted(groups.items(), key=order):
+    for key, by in groups.items():	# samples, so boots and repetitions, in run order
         m, r = by.get('metaroce'), by.get('rxe')
         if not m or not r or not m.get('goodput_MiBps') or not r.get('goodput_MiBps'):
             continue

@@ -5,8 +5,9 @@
 # a line of key=value words: cat= (loss|size|ops|reorder|skew|ceiling|
 # blackhole|lat|mem), test=, size=, qps=, loss=, delay=, reorder=, skew=,
 # load=, rep=, and (bench.sh --interleave) transport=: when it is not the
-# transport up, both VMs switch to it first.  Each point appends one JSON object (the point's keys plus
-# its results) to $LAB_OUT/samples.jsonl and logs one line.
+# transport up, both VMs switch to it first.  Each point appends one JSON
+# object (the point's keys plus its results) to $LAB_OUT/samples.jsonl and
+# logs one line.
 
 SAMPLES=$LAB_OUT/samples.jsonl
 BENCH_DUR=${BENCH_DUR:-6}
