@@ -22,6 +22,13 @@
 #define METAROCE_WIRE_VERSION		1
 #define METAROCE_DEFAULT_UDP_PORT	4796
 
+/*
+ * Receive-consuming messages (SEND*, WRITE_IMM) a responder tracks: an RC
+ * requester starts message msn only once every message before
+ * msn - METAROCE_MSG_WINDOW is acknowledged
+ */
+#define METAROCE_MSG_WINDOW		64
+
 /* bth.opcode */
 enum metaroce_opcode {
 	/* requests: connection (RC/UC) data */

@@ -25,8 +25,6 @@ static bool mro_mtu_fill = true;
 module_param_named(mtu_fill, mro_mtu_fill, bool, 0644);
 MODULE_PARM_DESC(mtu_fill, "RC/UC packets fill the netdev MTU, below twice the path MTU (default Y)");
 
-#define MRO_NMSG	64	/* receive-consuming messages in flight */
-
 struct mro_qp *mro_qp_get(struct mro_dev *dev, u32 qpn)
 {
 	struct mro_qp *qp;
@@ -126,7 +124,7 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 	err = mro_rxwin_init(&qp->rxwin, win, 0, GFP_KERNEL);
 	if (err)
 		return err;
-	qp->nmsg = MRO_NMSG;
+	qp->nmsg = METAROCE_MSG_WINDOW;
 	qp->rmsg = kvcalloc(qp->nmsg, sizeof(*qp->rmsg), GFP_KERNEL);
 	if (!qp->rmsg)
 		return -ENOMEM;

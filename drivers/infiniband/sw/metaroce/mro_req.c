@@ -471,6 +471,21 @@ void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
 	mro_qp_error(qp);
 }
 
+/*
+ * Room for one more receive-consuming message: the responder's ring tracks
+ * METAROCE_MSG_WINDOW of them from its next one to complete, and every
+ * message before the one holding snd_una has completed there (its PSNs are
+ * acknowledged); beyond that it drops them unanswered.
+ */
+static bool mro_msg_room(struct mro_qp *qp)
+{
+	u32 oldest = qp->snd_msn;
+
+	if (qp->snd_una != qp->snd_nxt)
+		oldest = mro_swqe_at(qp, mro_slot(qp, qp->snd_una)->swqe)->msn;
+	return qp->snd_msn - oldest < METAROCE_MSG_WINDOW;
+}
+
 /* start the next WQE of the SQ; false when there is none or we must wait */
 static bool mro_fetch(struct mro_qp *qp)
 {
@@ -490,7 +505,9 @@ static bool mro_fetch(struct mro_qp *qp)
 		mro_swqe_fail(qp, s, s->status);
 		return false;
 	}
-	if ((s->send_flags & IB_SEND_FENCE) && qp->rd_atomic_inflight) {
+	if (((s->send_flags & IB_SEND_FENCE) && qp->rd_atomic_inflight) ||
+	    (mro_consumes_rwqe(s->opcode) &&
+	     qp->ibqp.qp_type == IB_QPT_RC && !mro_msg_room(qp))) {
 		s->state = MRO_SWQE_FREE;	/* load again later */
 		return false;
 	}
