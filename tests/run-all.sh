@@ -9,6 +9,7 @@
 #   3. kunit       tests/kunit/run.sh (UML, linux-source-6.12)
 #   4. vm          the VM-lab scenarios tests/vm/scenarios/metaroce-*.sh on
 #                  both kernels, with the module built for that kernel
+#                  ($once_scenarios on the first kernel only)
 #   5. debug       opt-in (--with debug, or --only debug; `make test-debug`): the
 #                  scenarios $debug_scenarios on trixie's rootfs booted with the
 #                  lockdep/KASAN/kmemleak/UBSAN kernel of scripts/debug-kernel.sh
@@ -21,6 +22,7 @@
 # Options: --dists "bookworm trixie"   --skip "lint kunit ..."  --only "vm"
 #          --with "debug"   also run these opt-in stages
 #          --scenarios "device verbs"   (names without metaroce- and .sh)
+#          --once-scenarios "paths"   run on the first of --dists only
 #          --debug-scenarios "device verbs datacheck"   (for the debug stage)
 #          --report-only "trixie/pyverbs"   DIST/SCENARIO runs whose checks are
 #              reported (as XFAIL lines) but do not decide the result: only
@@ -38,6 +40,8 @@ with=""
 optin="debug"
 debug_scenarios="device verbs datacheck"
 scenarios="device verbs datacheck pyverbs fabric hostile"
+# long scenarios whose checks do not depend on the kernel: first dist only
+once_scenarios="paths"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"
@@ -49,6 +53,7 @@ while [ $# -gt 0 ]; do
         --with) with=$2; shift 2 ;;
         --debug-scenarios) debug_scenarios=$2; shift 2 ;;
         --scenarios) scenarios=$2; shift 2 ;;
+        --once-scenarios) once_scenarios=$2; shift 2 ;;
         --report-only) report_only=$2; shift 2 ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
@@ -186,6 +191,10 @@ if want vm; then
         for sc in $scenarios; do
             vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 2400
         done
+        for sc in $once_scenarios; do
+            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 2400
+        done
+        once_scenarios=""
     done
 fi
 
