@@ -84,7 +84,16 @@ static int mro_qp_alloc_sq(struct mro_qp *qp, struct ib_qp_init_attr *init)
 			    GFP_KERNEL);
 	qp->swqe_sge = kvcalloc((qp->sq->index_mask + 1) * qp->sq_max_sge,
 				sizeof(*qp->swqe_sge), GFP_KERNEL);
-	return qp->swqe && qp->swqe_sge ? 0 : -ENOMEM;
+	if (!qp->swqe || !qp->swqe_sge)
+		return -ENOMEM;
+	/* only datagram WQEs carry an address: 56 bytes per slot */
+	if (init->qp_type == IB_QPT_UD || init->qp_type == IB_QPT_GSI) {
+		qp->swqe_av = kvcalloc(qp->sq->index_mask + 1,
+				       sizeof(*qp->swqe_av), GFP_KERNEL);
+		if (!qp->swqe_av)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int mro_qp_alloc_rq(struct mro_qp *qp, struct ib_qp_init_attr *init)
@@ -161,6 +170,7 @@ static void mro_qp_free_all(struct mro_qp *qp)
 	kvfree(qp->rmsg);
 	mro_rxwin_free(&qp->rxwin);
 	kvfree(qp->tx);
+	kvfree(qp->swqe_av);
 	kvfree(qp->swqe_sge);
 	kvfree(qp->swqe);
 	if (qp->rq)

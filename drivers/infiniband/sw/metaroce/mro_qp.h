@@ -41,10 +41,9 @@ struct mro_swqe {
 	u8 flush_level;
 	u32 num_sge;
 	bool inline_data;
-	/* UD */
+	/* UD (its address vector: mro_swqe_av()) */
 	u32 remote_qpn;
 	u32 remote_qkey;
-	struct mro_av av;
 
 	enum mro_swqe_state state;
 	enum ib_wc_status status;
@@ -158,6 +157,7 @@ struct mro_qp {
 	spinlock_t sq_lock;		/* kernel post_send producer */
 	struct mro_swqe *swqe;		/* per SQ slot */
 	struct ib_sge *swqe_sge;	/* sq_max_sge per SQ slot */
+	struct mro_av *swqe_av;		/* UD and GSI only: one per SQ slot */
 	u32 sq_max_sge;
 	u32 sq_max_inline;
 	u32 sq_head;			/* next SQ index to fetch */
@@ -312,6 +312,12 @@ static inline struct mro_swqe *mro_swqe_at(struct mro_qp *qp, u32 idx)
 static inline struct ib_sge *mro_swqe_sges(struct mro_qp *qp, u32 idx)
 {
 	return &qp->swqe_sge[(idx & qp->sq->index_mask) * qp->sq_max_sge];
+}
+
+/* the address vector of UD/GSI SQ index @idx (connected QPs have none) */
+static inline struct mro_av *mro_swqe_av(struct mro_qp *qp, u32 idx)
+{
+	return &qp->swqe_av[idx & qp->sq->index_mask];
 }
 
 static inline struct ib_sge *mro_rmsg_sge(struct mro_qp *qp,

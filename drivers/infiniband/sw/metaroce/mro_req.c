@@ -223,12 +223,13 @@ static bool mro_swqe_load(struct mro_qp *qp, u32 idx, struct mro_swqe *s)
 		s->remote_qkey = READ_ONCE(w->wr.wr.ud.remote_qkey);
 		if (ah_num) {
 			err = mro_ah_get_av(qp->dev, ah_num, qp->ibqp.pd,
-					    &s->av);
+					    mro_swqe_av(qp, idx));
 		} else if (qp->is_user) {
 			struct rxe_av uav;
 
 			memcpy(&uav, &w->wr.wr.ud.av, sizeof(uav));
-			err = mro_av_from_user(qp->dev, &s->av, &uav);
+			err = mro_av_from_user(qp->dev, mro_swqe_av(qp, idx),
+					       &uav);
 		} else {
 			err = -EINVAL;
 		}
@@ -410,7 +411,8 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		break;
 	}
 
-	skb = mro_tx_build(qp, ud ? &s->av : &qp->av, &hdr, plen, &payload);
+	skb = mro_tx_build(qp, ud ? mro_swqe_av(qp, idx) : &qp->av, &hdr, plen,
+			   &payload);
 	if (!skb)
 		return -ENOMEM;
 	err = mro_swqe_read(qp, idx, s, offset, payload, plen);
