@@ -197,14 +197,6 @@ static void mro_rtt_sample(struct mro_qp *qp, u32 ts_echo, u16 path)
 		mro_path_rtt(&qp->paths, path, rtt);
 }
 
-/* the WQE whose PSN range holds @psn, if in flight */
-static struct mro_swqe *mro_swqe_of_psn(struct mro_qp *qp, u32 psn)
-{
-	if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
-		return NULL;
-	return mro_swqe_at(qp, mro_slot(qp, psn)->swqe);
-}
-
 static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 {
 	u16 nbits = min_t(u16, a->sack_bits, METAROCE_SACK_BITS), i;

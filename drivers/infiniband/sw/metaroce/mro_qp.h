@@ -15,6 +15,7 @@
 #include "mro.h"
 #include "mro_loss.h"
 #include "mro_path.h"
+#include "mro_psn.h"
 #include "mro_rxwin.h"
 #include "mro_wire.h"
 
@@ -329,6 +330,14 @@ static inline struct ib_sge *mro_rmsg_sge(struct mro_qp *qp,
 static inline u32 mro_inflight(struct mro_qp *qp)
 {
 	return qp->snd_nxt - qp->snd_una;
+}
+
+/* the WQE whose PSN range holds @psn, if in flight */
+static inline struct mro_swqe *mro_swqe_of_psn(struct mro_qp *qp, u32 psn)
+{
+	if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+		return NULL;
+	return mro_swqe_at(qp, mro_slot(qp, psn)->swqe);
 }
 
 /* mro_req.c: requester, sending */

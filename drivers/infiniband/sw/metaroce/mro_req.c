@@ -481,11 +481,9 @@ void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
  */
 static bool mro_msg_room(struct mro_qp *qp)
 {
-	u32 oldest = qp->snd_msn;
+	struct mro_swqe *oldest = mro_swqe_of_psn(qp, qp->snd_una);
 
-	if (qp->snd_una != qp->snd_nxt)
-		oldest = mro_swqe_at(qp, mro_slot(qp, qp->snd_una)->swqe)->msn;
-	return qp->snd_msn - oldest < METAROCE_MSG_WINDOW;
+	return !oldest || qp->snd_msn - oldest->msn < METAROCE_MSG_WINDOW;
 }
 
 /* start the next WQE of the SQ; false when there is none or we must wait */
