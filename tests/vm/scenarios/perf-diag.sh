@@ -120,10 +120,24 @@ qp_snap() {
 	done
 }
 
-# steady NAME: the VM's CPU jiffies and the transport's packet counters
+# irqs: local timer interrupts (LOC), virtio interrupts and the softirqs
+# of timers and the network, summed over CPUs: what a packet costs in
+# wake-ups, which a TCG guest pays in host time
+irqs() {
+	awk '$1 == "LOC:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) l += $i }
+	     /virtio/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) v += $i }
+	     END { print "irq_loc", l + 0; print "irq_virtio", v + 0 }' /proc/interrupts
+	awk '$1 ~ /^(HRTIMER|TIMER|NET_RX|NET_TX):$/ {
+		s = 0; for (i = 2; i <= NF; i++) s += $i
+		n = tolower($1); sub(/:$/, "", n); print "softirq_" n, s }' /proc/softirqs
+}
+
+# steady NAME: the VM's CPU jiffies, wake-ups and the transport's packet
+# counters
 steady() {
 	{
 		cpu_jiffies busy kernel
+		irqs
 		echo "rcvd $(hw rcvd_pkts)"
 		echo "sent $(hw sent_pkts)"
 	} >"$1"
