@@ -186,12 +186,13 @@ point_lat() {
 # ingress; hole_on/off are VM a's clock, like the samples.
 point_blackhole() {
 	local size=${P[size]:-65536} qps=${P[qps]:-1} pre=${P[pre]:-4} hole=${P[hole]:-5} post=${P[post]:-6}
-	local dur t_on t_off b0 b1 bucket out rc=0 bw src tl err='' off u0 u1 ua tx0 tx=0
+	local dur t_on t_off b0 b1 bucket out rc=0 bw src tl ftl err='' off u0 u1 ua tx0 tx=0
 	# slack: on a busy TCG host the control steps before the hole take 20 s
 	dur=$((pre + hole + post + 40))
 	u0=$(bench_uptime); ua=$(ag bench_uptime); u1=$(bench_uptime)
 	off=$(awk -v a="$ua" -v x="$u0" -v y="$u1" 'BEGIN { printf "%.3f", a - (x + y) / 2 }')
 	ag srv_start tl bash -c "'. $PRELUDE; bench_sampler ${P[tick]:-0.2}'" >/dev/null
+	ag srv_start ftl bash -c "'. $PRELUDE; bench_fast_sampler'" >/dev/null
 	bw_server write_bw "$size" "$qps" "$dur" >/dev/null || err="server did not start"
 	tx0=$(wire_buckets egress | awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }')
 	bw_client write_bw "$size" "$qps" "$dur" >"$LAB_WORK/bh.out" 2>&1 &
@@ -218,15 +219,18 @@ point_blackhole() {
 	ag srv_wait bw 5 >/dev/null
 	tl=$(ag srv_wait tl 0 | awk 'NF == 9' | jq -Rsc 'split("\n") | map(select(length > 0) |
 		split(" ") | map(tonumber))')
+	# the 10 ms timeline from 3 s before the hole to 3 s after it
+	ftl=$(ag srv_wait ftl 0 | awk -v a="$t_on" -v b="$t_off" 'NF == 2 && $1 >= a - 3 && $1 <= b + 3' |
+		jq -Rsc 'split("\n") | map(select(length > 0) | split(" ") | map(tonumber))')
 	bw=$(bw_parse "$size" "$dur" <<<"$out")
 	src=${bw#* } bw=${bw%% *}
 	[ -z "$bw" ] && err="client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')${err:+; $err}"
-	record "$LINE" "$(jq -nc --arg bw "$bw" --arg src "$src" --arg err "$err" --argjson tl "${tl:-[]}" \
+	record "$LINE" "$(jq -nc --arg bw "$bw" --arg src "$src" --arg err "$err" --argjson tl "${tl:-[]}" --argjson ftl "${ftl:-[]}" \
 		--arg on "$t_on" --arg off "$t_off" --arg d "$off" --arg bucket "$bucket" '
 		{goodput_MiBps: ($bw | tonumber? // null), goodput_from: (if $bw == "" then null else $src end),
 		 error: (if $err == "" then null else $err end), bucket: ($bucket | tonumber? // null), hole_on: ($on | tonumber? // null),
 		 hole_off: ($off | tonumber? // null), clock_offset_s: ($d | tonumber? // null),
-		 timeline: $tl}')"
+		 timeline: $tl, fast_timeline: $ftl}')"
 	lab_log "result: bucket $bucket black-holed for ${hole}s, avg ${bw:-FAILED} MiB/s${err:+ ($err)}"
 	[ -n "$bw" ]
 }
