@@ -339,9 +339,9 @@ def section_pairs(samples, trs):
                 boots.setdefault(p[0], []).append('%.2f' % p[i])
         return ' / '.join(', '.join(v) for v in boots.values())
 
-    rows = []
     if not points:
         return None	# no point that both transports ran
+    rows = []
     for label, prs in sorted(points.items()):
         gs = [p[1] for p in prs]
         cs = [p[2] for p in prs if p[2] is not None]

@@ -29,6 +29,11 @@ record() {
 			{(.[0]): (.[1] | tonumber? // .)}) | add) + {transport: $tr} + $res' >>"$SAMPLES"
 }
 
+# rows_json: lines of space-separated numbers on stdin -> a JSON array of arrays
+rows_json() {
+	jq -Rsc 'split("\n") | map(select(length > 0) | split(" ") | map(tonumber))'
+}
+
 # snap_delta "BEFORE" "AFTER": seconds busy_s kernel_s rx_bytes wire_drops
 snap_delta() {
 	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y)
@@ -217,11 +222,10 @@ point_blackhole() {
 	wait "$cpid" || rc=$?
 	out=$(cat "$LAB_WORK/bh.out")
 	ag srv_wait bw 5 >/dev/null
-	tl=$(ag srv_wait tl 0 | awk 'NF == 9' | jq -Rsc 'split("\n") | map(select(length > 0) |
-		split(" ") | map(tonumber))')
+	tl=$(ag srv_wait tl 0 | awk 'NF == 9' | rows_json)
 	# the 10 ms timeline from 3 s before the hole to 3 s after it
 	ftl=$(ag srv_wait ftl 0 | awk -v a="$t_on" -v b="$t_off" 'NF == 2 && $1 >= a - 3 && $1 <= b + 3' |
-		jq -Rsc 'split("\n") | map(select(length > 0) | split(" ") | map(tonumber))')
+		rows_json)
 	bw=$(bw_parse "$size" "$dur" <<<"$out")
 	src=${bw#* } bw=${bw%% *}
 	[ -z "$bw" ] && err="client rc=$rc: $(tail -c 300 <<<"$out" | tr '\n' ' ')${err:+; $err}"

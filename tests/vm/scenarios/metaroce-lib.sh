@@ -77,9 +77,10 @@ mro_counter() {
     cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
 }
 
-# mro_qdisc_dropped DEV -> packets DEV's root qdisc dropped (its "(dropped N," field)
+# mro_qdisc_dropped < "tc -s qdisc show" output -> packets its first qdisc
+# dropped (the "(dropped N," field)
 mro_qdisc_dropped() {
-    tc -s qdisc show dev "$1" | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1
+    sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1
 }
 
 # Kernel log lines that are findings: warnings, oopses, leaks, and the reports of the

@@ -223,7 +223,7 @@ dc_end loss-ratio
 if [ "$ROLE" = b ]; then
     retx=$(( $(cnt retransmits) - retx0 ))
     tc -s qdisc show dev eth0 >"$LAB_OUT/loss-qdisc.txt"
-    dropped=$(mro_qdisc_dropped eth0)
+    dropped=$(mro_qdisc_dropped <"$LAB_OUT/loss-qdisc.txt")
     lab_metric loss_retransmits "$retx"
     lab_metric loss_dropped "$dropped"
     lab_check loss-dropped-some test "${dropped:-0}" -gt 10

@@ -177,7 +177,7 @@ else
     lab_check_grep small-send-loss '^ *64 +[0-9]+' lab_retry 30 2 \
         timeout "$T" ib_send_bw -d mr0 -x "$GID" -s 64 -n 3000 -F "$PEER_IP"
     r1=$(mro_counter mr0 retransmits)
-    drops=$(mro_qdisc_dropped eth0)
+    drops=$(tc -s qdisc show dev eth0 | mro_qdisc_dropped)
     tc qdisc del dev eth0 root
     lab_metric small_send_loss_resends $((r1 - r0))
     lab_metric small_send_loss_drops "${drops:-0}"
