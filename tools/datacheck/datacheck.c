@@ -149,6 +149,8 @@ struct conn {
 	uint32_t seq;
 	int cur_op;
 	int failed;
+	int fin_done;	/* the FIN exchange ended (see await_disconnect) */
+	int disconnected;	/* RDMA_CM_EVENT_DISCONNECTED seen */
 	struct stats st;
 	pthread_t thr;
 };
@@ -645,8 +647,17 @@ static void *srv_thread(void *arg)
 			r.bytes = c->st.bytes;
 			r.errors = c->st.errors;
 			r.total_mismatches = c->st.mismatches;
-			if (send_ctrl(c, &r) == 0)
-				wait_sends(c);
+			/*
+			 * The client keeps its QP until we disconnect.  Were
+			 * it gone as soon as the reply arrived, a lost ACK
+			 * would leave the reply retried to nobody: the send
+			 * fails after the retries, or never completes where
+			 * retry_count 7 means forever (rxe, metaroce).
+			 */
+			if (send_ctrl(c, &r) == 0 && wait_sends(c) == 0) {
+				c->fin_done = 1;
+				rdma_disconnect(c->id);
+			}
 			vlog("qp %d: FIN", c->idx);
 			break;
 		}
@@ -1018,8 +1029,13 @@ static void *cli_thread(void *arg)
 		}
 		vlog("qp %d: iteration %u done (ops %" PRIu64 ")", c->idx, iter, c->st.ops);
 	}
-	if (send_ctrl(c, &m) || wait_sends(c) || cli_reply(c, m.seq, &r))
+	/*
+	 * The reply proves that the FIN arrived: do not wait for its send
+	 * completion, whose ACK may be lost after the server has gone.
+	 */
+	if (send_ctrl(c, &m) || cli_reply(c, m.seq, &r))
 		goto fail;
+	c->fin_done = 1;
 	vlog("qp %d: server: ops=%" PRIu64 " bytes=%" PRIu64 " mismatches=%" PRIu64
 	     " errors=%" PRIu64, c->idx, r.ops, r.bytes, r.total_mismatches, r.errors);
 	if (r.errors) {
@@ -1218,6 +1234,40 @@ static int finish(const char *role, struct conn *conns, int n, int extra_errors)
 	return t.mismatches || t.errors ? 1 : 0;
 }
 
+/*
+ * Wait for the disconnect of every QP whose FIN exchange ended.  The
+ * client waits for the server's disconnect, which comes once our ACK of
+ * its last reply reached it; the server for its own disconnect to be
+ * answered (or to time out), so that a lost DREQ is sent again rather than
+ * dropped with the exiting process.  Not getting there is not an error of
+ * this side: the server reports a reply that did not complete.
+ */
+static void await_disconnect(struct rdma_event_channel *ch, struct conn *conns, int n)
+{
+	double end = now() + cfg.timeout_s;
+	int i, want = 0;
+
+	for (i = 0; i < n; i++)
+		want += conns[i].fin_done && !conns[i].disconnected;
+	while (want > 0 && now() < end) {
+		struct rdma_cm_event *ev;
+		struct conn *c;
+
+		if (get_event(ch, &ev, (int)(end - now()) + 1))
+			break;
+		c = ev->id->context;
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED && c && !c->disconnected) {
+			c->disconnected = 1;
+			want -= c->fin_done;
+		} else
+			vlog("rdma_cm: %s while waiting for the server to disconnect",
+			     rdma_event_str(ev->event));
+		rdma_ack_cm_event(ev);
+	}
+	if (want > 0)
+		logmsg("%d QP(s) not disconnected in time", want);
+}
+
 static int run_server(void)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
@@ -1297,7 +1347,9 @@ static int run_server(void)
 		} else {
 			logmsg("rdma_cm: unexpected %s (status %d)", rdma_event_str(ev->event),
 			       ev->status);
-			if (ev->event != RDMA_CM_EVENT_DISCONNECTED) {
+			if (ev->event == RDMA_CM_EVENT_DISCONNECTED && ev->id->context) {
+				((struct conn *)ev->id->context)->disconnected = 1;
+			} else {
 				rdma_ack_cm_event(ev);
 				extra++;
 				goto done;
@@ -1310,6 +1362,7 @@ done:
 	for (i = 0; i < nconn; i++)
 		if (conns[i].thr)
 			pthread_join(conns[i].thr, NULL);
+	await_disconnect(ch, conns, nconn);
 	i = finish("server", conns, nconn, extra);
 	return i;
 }
@@ -1369,6 +1422,7 @@ static int run_client(void)
 		pthread_create(&conns[i].thr, NULL, cli_thread, &conns[i]);
 	for (i = 0; i < nconn; i++)
 		pthread_join(conns[i].thr, NULL);
+	await_disconnect(ch, conns, nconn);
 	for (i = 0; i < nconn; i++)
 		rdma_disconnect(conns[i].id);
 	return finish("client", conns, nconn, extra);
