@@ -121,7 +121,6 @@ static void mro_advance_una(struct mro_qp *qp)
 	if (moved) {
 		/* both retry counts are per episode without progress */
 		qp->retry_left = qp->retry_cnt;
-		qp->stall_us = mro_now_us();
 		qp->rnr_left = qp->rnr_retry;
 		qp->backoff = 0;
 		qp->tlp_done = false;
@@ -402,9 +401,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		mro_arm_rto(qp);
 		goto unlock;
 	}
-	if (mro_retry_exhausted(qp->retry_left, qp->retry_cnt,
-				ktime_to_us(qp->rto), qp->stall_us,
-				mro_now_us())) {
+	if (qp->retry_cnt != 7 && !qp->retry_left) {
 		struct mro_swqe *s = mro_swqe_of_psn(qp, qp->snd_una);
 
 		if (s)
