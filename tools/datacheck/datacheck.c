@@ -1242,6 +1242,17 @@ static int finish(const char *role, struct conn *conns, int n, int extra_errors)
  * dropped with the exiting process.  Not getting there is not an error of
  * this side: the server reports a reply that did not complete.
  */
+/* ev is a DISCONNECTED event: mark its QP; the QP if newly marked, else NULL */
+static struct conn *mark_disconnected(struct rdma_cm_event *ev)
+{
+	struct conn *c = ev->id->context;
+
+	if (!c || c->disconnected)
+		return NULL;
+	c->disconnected = 1;
+	return c;
+}
+
 static void await_disconnect(struct rdma_event_channel *ch, struct conn *conns, int n)
 {
 	double end = now() + cfg.timeout_s;
@@ -1251,16 +1262,16 @@ static void await_disconnect(struct rdma_event_channel *ch, struct conn *conns, 
 		want += conns[i].fin_done && !conns[i].disconnected;
 	while (want > 0 && now() < end) {
 		struct rdma_cm_event *ev;
-		struct conn *c;
+		struct conn *c = NULL;
 
 		if (get_event(ch, &ev, (int)(end - now()) + 1))
 			break;
-		c = ev->id->context;
-		if (ev->event == RDMA_CM_EVENT_DISCONNECTED && c && !c->disconnected) {
-			c->disconnected = 1;
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+			c = mark_disconnected(ev);
+		if (c)
 			want -= c->fin_done;
-		} else
-			vlog("rdma_cm: %s while waiting for the server to disconnect",
+		else
+			vlog("rdma_cm: %s while waiting for disconnects",
 			     rdma_event_str(ev->event));
 		rdma_ack_cm_event(ev);
 	}
@@ -1347,8 +1358,8 @@ static int run_server(void)
 		} else {
 			logmsg("rdma_cm: unexpected %s (status %d)", rdma_event_str(ev->event),
 			       ev->status);
-			if (ev->event == RDMA_CM_EVENT_DISCONNECTED && ev->id->context) {
-				((struct conn *)ev->id->context)->disconnected = 1;
+			if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+				mark_disconnected(ev);
 			} else {
 				rdma_ack_cm_event(ev);
 				extra++;
