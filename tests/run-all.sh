@@ -239,7 +239,9 @@ fail_details() {
         d=${j#"$OUT"/}
         jq -r --arg d "${d%/summary.json}" '.vms[]? |
             (select(.error) | "WHY \($d)/\(.vm): \(.error)"),
-            (.checks[]? | select(.ok | not) | "WHY \($d) \(.name): \(.detail[0:160])")' \
+            (.checks[]? | select(.ok | not) | (.detail | gsub("\n"; " | ")) as $t |
+                "WHY \($d) \(.name): \(if ($t | length) > 400
+                    then $t[0:120] + " [...] " + $t[-280:] else $t end)")' \
             "$j" 2>/dev/null
     done
     grep -h 'lab run failed' "$OUT/bench.log" 2>/dev/null | sed 's/^/WHY bench: /'
