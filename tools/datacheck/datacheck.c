@@ -1234,14 +1234,6 @@ static int finish(const char *role, struct conn *conns, int n, int extra_errors)
 	return t.mismatches || t.errors ? 1 : 0;
 }
 
-/*
- * Wait for the disconnect of every QP whose FIN exchange ended.  The
- * client waits for the server's disconnect, which comes once our ACK of
- * its last reply reached it; the server for its own disconnect to be
- * answered (or to time out), so that a lost DREQ is sent again rather than
- * dropped with the exiting process.  Not getting there is not an error of
- * this side: the server reports a reply that did not complete.
- */
 /* ev is a DISCONNECTED event: mark its QP; the QP if newly marked, else NULL */
 static struct conn *mark_disconnected(struct rdma_cm_event *ev)
 {
@@ -1253,6 +1245,14 @@ static struct conn *mark_disconnected(struct rdma_cm_event *ev)
 	return c;
 }
 
+/*
+ * Wait for the disconnect of every QP whose FIN exchange ended.  The
+ * client waits for the server's disconnect, which comes once our ACK of
+ * its last reply reached it; the server for its own disconnect to be
+ * answered (or to time out), so that a lost DREQ is sent again rather than
+ * dropped with the exiting process.  Not getting there is not an error of
+ * this side: the server reports a reply that did not complete.
+ */
 static void await_disconnect(struct rdma_event_channel *ch, struct conn *conns, int n)
 {
 	double end = now() + cfg.timeout_s;
