@@ -84,7 +84,7 @@ record() { # NAME RC
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# mro-hostile, mro-rnr);
+# mro-hostile, mro-rnr, mro-retry);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -93,7 +93,7 @@ vm_files() {
     cp tests/vm/scenarios/metaroce-lib.sh "$files/"
     [ -x "$dc" ] && cp "$dc" "$files/"
     [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
-    cp tools/mro-hostile tools/mro-rnr "$files/"
+    cp tools/mro-hostile tools/mro-rnr tools/mro-retry "$files/"
     echo "$files"
 }
 

@@ -463,6 +463,30 @@ static void rto_old_psns(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mro_rto_recent(due, due - 0x7fffffffU, 1));
 }
 
+/* the retry count ends a QP: expirations used up and the IB wait passed */
+static void retry_exhausted(struct kunit *test)
+{
+	u32 t0 = 0xfffff000U;	/* the wait straddles the clock's wrap */
+	u64 to = 67109;		/* IB timeout 14: 4.096 us << 14 */
+
+	/* 7 is seven retries: 8 timeouts from the start of the episode */
+	KUNIT_EXPECT_FALSE(test, mro_retry_exhausted(0, 7, to, t0, t0 + 8 * to - 1));
+	KUNIT_EXPECT_TRUE(test, mro_retry_exhausted(0, 7, to, t0, t0 + 8 * to));
+	/* expirations left: not yet, however long */
+	KUNIT_EXPECT_FALSE(test, mro_retry_exhausted(1, 7, to, t0, t0 + 100 * to));
+	/* retry_cnt 0: one timeout */
+	KUNIT_EXPECT_FALSE(test, mro_retry_exhausted(0, 0, to, t0, t0 + to - 1));
+	KUNIT_EXPECT_TRUE(test, mro_retry_exhausted(0, 0, to, t0, t0 + to));
+	/* a huge IB timeout (code 31, 8796 s) is capped inside the clock */
+	KUNIT_EXPECT_FALSE(test, mro_retry_exhausted(0, 7, 4096ULL << 22, t0,
+						     t0 + MRO_RETRY_WAIT_MAX_US - 1));
+	KUNIT_EXPECT_TRUE(test, mro_retry_exhausted(0, 7, 4096ULL << 22, t0,
+						    t0 + MRO_RETRY_WAIT_MAX_US));
+	/* a start stamped after now (clock races) is no wait at all */
+	KUNIT_EXPECT_FALSE(test, mro_retry_exhausted(0, 7, to, t0, t0 - 1));
+	KUNIT_EXPECT_FALSE(test, mro_retry_exhausted(0, 0, 1, t0, t0 - 0x7fffffffU));
+}
+
 /* a transmission on @p is lost */
 static bool lose(struct mro_pathset *ps, u16 p, bool timeout)
 {
@@ -683,6 +707,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(rtt_update),
 	KUNIT_CASE(rto_compute),
 	KUNIT_CASE(rto_old_psns),
+	KUNIT_CASE(retry_exhausted),
 	KUNIT_CASE(score_and_retire),
 	KUNIT_CASE(retire_probe_revive),
 	KUNIT_CASE(sched_retx_and_retired),

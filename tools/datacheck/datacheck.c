@@ -651,8 +651,9 @@ static void *srv_thread(void *arg)
 			 * The client keeps its QP until we disconnect.  Were
 			 * it gone as soon as the reply arrived, a lost ACK
 			 * would leave the reply retried to nobody: the send
-			 * fails after the retries, or never completes where
-			 * retry_count 7 means forever (rxe, metaroce).
+			 * fails after the retries (seconds with our timeout),
+			 * or never completes where retry_count 7 means
+			 * forever (rxe).
 			 */
 			if (send_ctrl(c, &r) == 0 && wait_sends(c) == 0) {
 				c->fin_done = 1;

@@ -2,8 +2,9 @@
 # metaroce-verbs (pair topology): stock rdma-core applications between two
 # VMs over metaroce: ibv_*_pingpong with data checks, perftest with several
 # QPs, rping (rdma_cm), a UC stream under netem loss (tools/ucstream),
-# small SENDs under netem delay and loss, and repeated RNR episodes on one
-# QP (tools/mro-rnr).
+# small SENDs under netem delay and loss, repeated RNR episodes on one
+# QP (tools/mro-rnr), and the retry count ending a QP whose peer is gone
+# (tools/mro-retry).
 # VM a serves, VM b is the client.
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
@@ -201,5 +202,22 @@ if [ "$ROLE" = a ]; then
     lab_check rnr-episodes-refused test $((r1 - r0)) -ge 6
 fi
 lab_barrier rnr-done
+
+# The retry count ends a QP whose peer is gone (tools/mro-retry, a loopback
+# pair on VM a whose receiver is destroyed): IBV_WC_RETRY_EXC_ERR, not
+# before (retry_cnt + 1) IB timeouts, with retry_cnt 7 (seven retries, as
+# on hardware) and 2.
+if [ "$ROLE" = a ]; then
+    RETRY=$LAB_FILES/mro-retry
+    lab_check mro-retry-present test -f "$RETRY"
+    e0=$(mro_counter mr0 retry_exceeded)
+    for r in 7 2; do
+        lab_check_grep "retry-exceeded-$r" ': ok$' \
+            timeout "$T" python3 "$RETRY" -d mr0 -x "$GID" -r $r -t 14
+    done
+    e1=$(mro_counter mr0 retry_exceeded)
+    lab_check retry-exceeded-counted test $((e1 - e0)) -eq 2
+fi
+lab_barrier retry-done
 
 lab_check dmesg-clean mro_dmesg_clean

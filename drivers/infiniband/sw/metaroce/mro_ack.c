@@ -87,6 +87,7 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn,
 	if (t->state == MRO_TX_LOST)
 		qp->lost--;
 	t->state = MRO_TX_ACKED;
+	qp->acked_new = true;
 	mro_cc_slot_acked(qp);	/* the window counts what is in flight */
 	/*
 	 * A resent PSN may have arrived by its first transmission while the
@@ -118,9 +119,18 @@ static void mro_advance_una(struct mro_qp *qp)
 		mro_cc_una_passed(qp);
 		moved = true;
 	}
-	if (moved) {
-		/* both retry counts are per episode without progress */
+	if (qp->acked_new) {
+		/*
+		 * The retry count is per episode without progress, and a
+		 * PSN newly acknowledged (cumulatively or selectively) is
+		 * progress: the peer is alive and the QP moves, while the
+		 * oldest PSN may wait for its resend.
+		 */
+		qp->acked_new = false;
 		qp->retry_left = qp->retry_cnt;
+		qp->stall_us = mro_now_us();
+	}
+	if (moved) {
 		qp->rnr_left = qp->rnr_retry;
 		qp->backoff = 0;
 		qp->tlp_done = false;
@@ -401,7 +411,9 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		mro_arm_rto(qp);
 		goto unlock;
 	}
-	if (qp->retry_cnt != 7 && !qp->retry_left) {
+	if (mro_retry_exhausted(qp->retry_left, qp->retry_cnt,
+				ktime_to_us(qp->rto), qp->stall_us,
+				mro_now_us())) {
 		struct mro_swqe *s = mro_swqe_of_psn(qp, qp->snd_una);
 
 		if (s)

@@ -432,6 +432,7 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			break;
 		case IB_QPS_RTS:
 			qp->retry_left = qp->retry_cnt;
+			qp->stall_us = mro_now_us();
 			qp->rnr_left = qp->rnr_retry;
 			break;
 		case IB_QPS_SQD:

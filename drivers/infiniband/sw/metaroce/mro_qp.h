@@ -183,6 +183,8 @@ struct mro_qp {
 	u32 lost;			/* slots in MRO_TX_LOST */
 	u32 highest_acked;		/* highest PSN known received + 1 */
 	u32 retry_left;			/* RTOs without progress before error */
+	u32 stall_us;			/* when the episode without progress began */
+	bool acked_new;			/* a PSN acknowledged since the last check */
 	u32 rnr_left;
 	bool rnr_wait;
 	u32 rnr_psn;

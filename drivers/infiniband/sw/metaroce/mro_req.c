@@ -594,6 +594,8 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			mro_arm_rto(qp);
 		if (s->rd_res && !s->sent)
 			qp->rd_atomic_inflight++;
+		if (rc && qp->snd_una == qp->snd_nxt)
+			qp->stall_us = mro_now_us();	/* out of idle */
 		qp->snd_nxt += n;
 		s->sent += n;
 		if (rc)

@@ -65,3 +65,15 @@ bool mro_rto_recent(u32 due_us, u32 sent_us, u32 rto_us)
 	return age < 0 || (u64)age < MRO_RTO_OLD * (u64)rto_us;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_rto_recent);
+
+bool mro_retry_exhausted(u32 retry_left, u8 retry_cnt, u64 timeout_us,
+			 u32 since_us, u32 now_us)
+{
+	u64 wait = min_t(u64, ((u64)retry_cnt + 1) * timeout_us,
+			 MRO_RETRY_WAIT_MAX_US);
+	s32 age = (s32)(now_us - since_us);
+
+	/* a start after now (clock races) is no wait at all */
+	return !retry_left && age >= 0 && (u64)age >= wait;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_retry_exhausted);

@@ -8,6 +8,7 @@
 #ifndef MRO_RTO_H
 #define MRO_RTO_H
 
+#include <linux/limits.h>
 #include <linux/types.h>
 
 #define MRO_RTO_FLOOR_US	100		/* rto_min_us below this is raised */
@@ -47,5 +48,19 @@ u32 mro_pto(u32 srtt, u32 rto_us);
  */
 #define MRO_RTO_OLD		4
 bool mro_rto_recent(u32 due_us, u32 sent_us, u32 rto_us);
+
+/*
+ * The IB retry count ends a QP that makes no progress: once @retry_left
+ * RTO expirations are used up *and* (retry_cnt + 1) IB local ACK timeouts
+ * (@timeout_us) have passed since the episode without progress began
+ * (@since_us), as hardware waits at least that timeout per retry.  The
+ * RTO follows the RTT and may be far shorter.  retry_cnt 7 is seven
+ * retries, as in IB (rxe retries forever).  The wait is capped at
+ * MRO_RETRY_WAIT_MAX_US: well inside the s32 range of the microsecond
+ * clock's differences, with the longest backed-off RTO on top.
+ */
+#define MRO_RETRY_WAIT_MAX_US	(U32_MAX / 4)
+bool mro_retry_exhausted(u32 retry_left, u8 retry_cnt, u64 timeout_us,
+			 u32 since_us, u32 now_us);
 
 #endif /* MRO_RTO_H */
