@@ -192,7 +192,37 @@ static void sched_many_paths(struct kunit *test)
 	mro_paths_free(&ps);
 }
 
+/* a duplicate's ACK: never the request's path, every other one in turn */
+static void sched_dup_ack_rotates(struct kunit *test)
+{
+	u16 n, path, turn, p;
+	u64 seen, want;
+
+	for (n = 2; n <= MRO_MAX_PATHS; n++) {
+		for (path = 0; path < n; path++) {
+			seen = 0;
+			for (turn = 0; turn < n - 1; turn++) {
+				p = mro_path_dup_ack(path, n, turn);
+				KUNIT_ASSERT_LT(test, p, n);
+				KUNIT_EXPECT_NE(test, p, path);
+				KUNIT_EXPECT_FALSE(test, seen & BIT_ULL(p));
+				seen |= BIT_ULL(p);
+			}
+			want = (n == 64 ? U64_MAX : BIT_ULL(n) - 1) & ~BIT_ULL(path);
+			KUNIT_EXPECT_EQ(test, seen, want);
+		}
+	}
+	/* the turn counter wraps (u16) without leaving the range */
+	KUNIT_EXPECT_LT(test, mro_path_dup_ack(3, 8, U16_MAX), 8);
+	KUNIT_EXPECT_NE(test, mro_path_dup_ack(3, 8, U16_MAX), 3);
+	/* a hostile path number beyond n still gives a path of ours */
+	KUNIT_EXPECT_LT(test, mro_path_dup_ack(U16_MAX, 8, 5), 8);
+	KUNIT_EXPECT_EQ(test, mro_path_dup_ack(0, 1, 9), 0);
+	KUNIT_EXPECT_EQ(test, mro_path_dup_ack(7, 1, 9), 0);
+}
+
 static struct kunit_case metaroce_sched_cases[] = {
+	KUNIT_CASE(sched_dup_ack_rotates),
 	KUNIT_CASE(sched_find),
 	KUNIT_CASE(sched_equal_is_round_robin),
 	KUNIT_CASE(sched_lossy_share),

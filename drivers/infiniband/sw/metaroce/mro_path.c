@@ -147,6 +147,14 @@ u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_pick_retx);
 
+u16 mro_path_dup_ack(u16 path, u16 n, u16 turn)
+{
+	if (n < 2)
+		return n ? min_t(u16, path, n - 1) : 0;
+	return (path % n + 1 + turn % (n - 1)) % n;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_dup_ack);
+
 static bool mro_sport_taken(const struct mro_pathset *ps, u16 sport)
 {
 	u16 i;

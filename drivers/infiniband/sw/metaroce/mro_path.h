@@ -94,6 +94,13 @@ void mro_path_rtt(struct mro_pathset *ps, u16 p, u32 rtt_us);
  * in round-robin order); the scheduler's choice if there is none.
  */
 u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq);
+/*
+ * The path for the ACK of a duplicate that came on @path (of @n): each
+ * turn (@turn counts them) another path than @path, all the others in
+ * turn, so a return path that drops everything cannot eat every answer.
+ * @path itself when there is no other; the result is always below @n.
+ */
+u16 mro_path_dup_ack(u16 path, u16 n, u16 turn);
 /* record delivered transmission @path_seq, sent at @sent_us (no stats) */
 void mro_path_seen(struct mro_path *path, u32 path_seq, u32 sent_us);
 /* give path @p a source port it never had and no other path has */

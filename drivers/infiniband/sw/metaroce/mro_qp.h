@@ -219,6 +219,7 @@ struct mro_qp {
 	struct mro_pending_req *pend;	/* MRO_NPEND entries */
 	u32 ares_next;
 	u32 ack_pending;		/* packets since last ACK */
+	u16 dup_ack_turn;		/* rotates the paths of duplicates' ACKs */
 	u32 ecn_ce;			/* CE-marked packets received */
 	/* UC: the messages before uc_fence_msn precede uc_fence_psn */
 	u32 uc_fence_msn;

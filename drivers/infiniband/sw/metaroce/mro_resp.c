@@ -27,9 +27,10 @@ static bool mro_queue_hdr_only(struct mro_qp *qp, struct mro_hdr *hdr,
 	return true;
 }
 
-static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
-			 u8 syndrome, u8 code, u32 nak_psn,
-			 struct sk_buff_head *out)
+/* ACK @req on our path @path (the request's own, unless a duplicate) */
+static void mro_send_ack_on(struct mro_qp *qp, const struct mro_hdr *req,
+			    u16 path, u8 syndrome, u8 code, u32 nak_psn,
+			    struct sk_buff_head *out)
 {
 	struct mro_hdr hdr = {};
 
@@ -38,7 +39,7 @@ static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
 	hdr.flags = METAROCE_F_ECT;
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
-	hdr.path = req->path;
+	hdr.path = path;
 	hdr.tsval = mro_now_us();
 	hdr.ack.syndrome = syndrome;
 	hdr.ack.nak_code = code;
@@ -55,6 +56,28 @@ static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
 		return;
 	qp->ack_pending = 0;
 	mro_qp_count(qp, MRO_CNT_ACKS_SENT, 1);
+}
+
+static void mro_send_ack(struct mro_qp *qp, const struct mro_hdr *req,
+			 u8 syndrome, u8 code, u32 nak_psn,
+			 struct sk_buff_head *out)
+{
+	mro_send_ack_on(qp, req, req->path, syndrome, code, nak_psn, out);
+}
+
+/*
+ * A duplicate means its sender missed our ACK, perhaps on a return path
+ * that drops everything while the forward one works (a link down on one
+ * side of an ECMP fabric): answer each duplicate on another of our paths
+ * than the request's, in turn.  The echo still names the request's path.
+ */
+static void mro_send_dup_ack(struct mro_qp *qp, const struct mro_hdr *req,
+			     struct sk_buff_head *out)
+{
+	u16 path = mro_path_dup_ack(req->path, qp->paths.n,
+				    qp->dup_ack_turn++);
+
+	mro_send_ack_on(qp, req, path, METAROCE_SYN_ACK, 0, 0, out);
 }
 
 /*
@@ -584,7 +607,7 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 			 hdr->opcode == METAROCE_OP_FETCH_ADD)
 			mro_resp_atomic(qp, hdr, true, out);
 		else if (rc)
-			mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
+			mro_send_dup_ack(qp, hdr, out);
 		return;
 	}
 	if (mro_rxwin_has_hole(&qp->rxwin) ||
