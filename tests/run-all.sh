@@ -68,6 +68,15 @@ summary=$OUT/summary.txt
 dc=$REPO/tools/datacheck/datacheck
 : >"$summary"
 
+# CI gives the whole run 90 minutes: past this budget no further VM stage
+# starts (each is recorded as failed, "over budget"), and a stage's VM
+# timeout never reaches beyond it, so a hung guest shows up as a failure
+# with its details instead of a killed run.  A passing run takes ~40 min.
+# (The opt-in debug stage alone takes longer: no default budget with it.)
+budget_s=${MRO_TEST_BUDGET_S:-4800}
+grep -qw debug <<<"$only $with" && budget_s=${MRO_TEST_BUDGET_S:-86400}
+left_s() { echo $((budget_s - SECONDS)); }
+
 log() { printf '[test %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 want() {
     [ -n "$only" ] && ! grep -qw "$1" <<<"$only" && return 1
@@ -102,6 +111,13 @@ vm_files() {
 vm_scenario() {
     local dist=$1 sc=$2 files=$3 name=$4 label=$5 tmo=$6 script topo rc r p f
     shift 6
+    if [ "$(left_s)" -lt 180 ]; then
+        log "vm $name: not started, the run is over its budget (${budget_s}s)"
+        echo "FAIL $label over-budget (not started)" >>"$summary"
+        record "$name" 1
+        return 1
+    fi
+    [ "$(left_s)" -lt "$tmo" ] && tmo=$(left_s)
     script=tests/vm/scenarios/metaroce-$sc.sh
     topo=$(sed -n 's/^# metaroce-[a-z-]* (\([a-z]*\) topology[,)].*/\1/p' "$script")
     log "vm $name ($topo)"
@@ -189,10 +205,10 @@ if want vm; then
         fi
         files=$(vm_files "$dist" "$ko")
         for sc in $scenarios; do
-            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 2400
+            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 1200
         done
         for sc in $once_scenarios; do
-            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 2400
+            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 1200
         done
         once_scenarios=""
     done
@@ -223,11 +239,20 @@ if want bench; then
     bdist=${dists%% *}
     bko=$(ls "$REPO"/out/"$bdist"/*/metaroce.ko 2>/dev/null | head -n1)
     log "bench smoke on $bdist (numbers reported, not judged)"
-    tests/vm/bench.sh --profile smoke --dist "$bdist" --out "$OUT/bench" ${bko:+--ko "$bko"} \
-        >"$OUT/bench.log" 2>&1
-    rc=$?
-    [ -s "$OUT/bench/report.md" ] || rc=1
-    tail -n 25 "$OUT/bench.log"
+    # its VMs' own timeouts add up to ~40 min at worst: it starts only with
+    # 15 min of the budget left (a passing smoke takes ~6 min) and is cut at
+    # the budget's end
+    if [ "$(left_s)" -lt 900 ]; then
+        log "bench smoke: not started, the run is over its budget (${budget_s}s)"
+        echo "FAIL bench over-budget (not started)" >>"$summary"
+        rc=1
+    else
+        timeout -k 30 "$(left_s)" tests/vm/bench.sh --profile smoke --dist "$bdist" \
+            --out "$OUT/bench" ${bko:+--ko "$bko"} >"$OUT/bench.log" 2>&1
+        rc=$?
+        [ -s "$OUT/bench/report.md" ] || rc=1
+        tail -n 25 "$OUT/bench.log"
+    fi
     record bench-smoke $rc
 fi
 

@@ -181,11 +181,15 @@ static struct {
 
 /* SIGTERM / SIGINT: every wait gives up, the summary line is still printed */
 static volatile sig_atomic_t stop;
+/* SIGUSR1: a -t run ends after the current iteration, as if its time was up */
+static volatile sig_atomic_t finish_early;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop = 1;
+	if (sig == SIGUSR1)
+		finish_early = 1;
+	else
+		stop = 1;
 }
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1014,7 +1018,7 @@ static void *cli_thread(void *arg)
 	for (iter = 0; ; iter++) {
 		int oi, si;
 
-		if (end ? now() >= end : iter >= cfg.iters)
+		if (end ? now() >= end || (finish_early && iter) : iter >= cfg.iters)
 			break;
 		for (oi = 0; oi < cfg.nops; oi++) {
 			int op = cfg.ops[oi];
@@ -1453,7 +1457,8 @@ static void usage(int code)
 		"  -p PORT      rdma_cm port (default 18600)\n"
 		"  -q N         QPs / connections (client, default 4, max %d)\n"
 		"  -n N         iterations (client, default 3)\n"
-		"  -t SECONDS   run for a duration instead of -n iterations (client)\n"
+		"  -t SECONDS   run for a duration instead of -n iterations (client;\n"
+		"               SIGUSR1 ends it early, after the current iteration)\n"
 		"  -S LIST      sizes in bytes, k/m suffixes (default 1,63,4096,65536,1m)\n"
 		"  -o LIST      operations (default send,send_imm,write,write_imm,read,cas,fadd)\n"
 		"  -T SECONDS   timeout for every completion / cm event (default 60)\n"
@@ -1499,6 +1504,8 @@ int main(int argc, char **argv)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGINT, &sa, NULL);
+		sa.sa_flags = SA_RESTART;	/* nothing gives up on this one */
+		sigaction(SIGUSR1, &sa, NULL);
 	}
 	while ((opt = getopt(argc, argv, "sc:a:p:q:n:t:S:o:T:u:g:Ix:vFh")) != -1) {
 		switch (opt) {

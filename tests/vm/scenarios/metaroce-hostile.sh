@@ -87,7 +87,8 @@ ip netns exec h2 timeout -k 30 "$T" "$DC" -s -p 18600 -T 120 >"$LAB_WORK/dc1-ser
 srv=$!
 sleep 2
 # long enough to outlast the hostile runs below (dc1-client-alive checks it):
-# half the test timeout (300 s; 450 s on the debug kernel, MRO_TEST_TIMEOUT=900)
+# half the test timeout (300 s; 450 s on the debug kernel, MRO_TEST_TIMEOUT=900),
+# ended by mro_dc_finish once they are done
 ip netns exec h1 timeout -k 30 "$T" "$DC" -c 10.98.0.2 -p 18600 -q 4 -t $((T / 2)) -T 120 \
     >"$LAB_WORK/dc1-client.log" 2>&1 &
 cli=$!
@@ -104,6 +105,7 @@ lab_check hostile-h3-to-h2 hostile h3 10.98.0.2 -c "$all,live" -q "$q2" -Q "$r2"
 lab_check hostile-h3-to-h1 hostile h3 10.98.0.1 -c "$all,live" -q "$q1" -Q "$r1" -P "$p1" -s 2
 a2=$(snap mr2); a1=$(snap mr1)
 lab_check dc1-client-alive kill -0 $cli
+mro_dc_finish	# the hostile runs are over: the transfer may end
 wait $cli; wait $srv
 cp "$LAB_WORK"/dc1-*.log "$LAB_OUT/"
 lab_check_grep dc1-client "$DC_OK" cat "$LAB_WORK/dc1-client.log"

@@ -77,6 +77,15 @@ mro_counter() {
     cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
 }
 
+# mro_dc_finish: every running datacheck client (-t) ends its run after the
+# current iteration (SIGUSR1), checks and disconnects as if its time was up:
+# scenarios give a transfer a long -t to outlast their checks on a slow guest,
+# then end it when the checks are done.  Only datacheck itself is signalled
+# (its command line starts with its path), never a timeout(1) around it.
+mro_dc_finish() {
+    pkill -USR1 -f '^[^ ]*/datacheck -c ' || true
+}
+
 # mro_qdisc_dropped < "tc -s qdisc show" output -> packets its first qdisc
 # dropped (the "(dropped N," field)
 mro_qdisc_dropped() {

@@ -128,7 +128,8 @@ dc_end() {
 }
 
 # ---------------------------------------------------------------- blackhole-sport
-# the transfers must outlast the checks on a slow TCG guest
+# the transfers must outlast the checks on a slow TCG guest (-t is a cap:
+# mro_dc_finish ends them when the checks are done)
 dc_start blackhole-sport 18700 -q 1 -o write -S 65536 -t 150
 if [ "$ROLE" = b ]; then
     lab_check bh1-traffic wait_for 60 attr_gt p3_tx_pkts 50
@@ -149,6 +150,7 @@ if [ "$ROLE" = b ]; then
     lab_check bh1-qp-rts wait_for 1 attr_is state RTS
     tc -s filter show dev eth0 >"$LAB_OUT/bh1-filter.txt" 2>&1
     tc_clear
+    mro_dc_finish	# checked: the transfer may end
 fi
 dc_end blackhole-sport
 
@@ -191,6 +193,7 @@ if [ "$ROLE" = b ]; then
     lab_metric bh2_revive_seconds "$(since "$t0")"
     lab_check bh2-revive-counted gt path_revived "$rev0"
     lab_check bh2-qp-rts attr_is state RTS
+    mro_dc_finish
 fi
 dc_end blackhole-slot
 
