@@ -277,6 +277,7 @@ s1_down=$(spine_tx 1)
 # lost on the dead link wait for an RTO, and RTOs are long under TCG)
 acks() { stat_val "$(rdma statistic show link mr1/1)" acks_rcvd; }
 k0=$(acks)
+ps_down=$(rdma statistic show link mr1/1)
 progress() {
     local i k
     for i in $(seq 60); do
@@ -292,7 +293,15 @@ lab_check bw2-qps-alive no_match 'state (ERR|SQE)' rdma resource show qp link mr
 wait $CLI; rc=$?
 wait $SRV
 cp "$LAB_WORK"/bw2-*.out "$LAB_OUT/"
-lab_check bw2-client-completes test $rc -eq 0
+# the detail says why a failed client failed: its last lines and the port's
+# RTO and retry counts since the link went down
+ps_end=$(rdma statistic show link mr1/1)
+why=""
+for c in retry_exceeded rto_expired spurious_rtos tail_loss_probes retransmits path_retired; do
+    why="$why $c+$(( $(stat_val "$ps_end" $c) - $(stat_val "$ps_down" $c) ))"
+done
+lab_check bw2-client-completes sh -c \
+    "echo rc=$rc since link down:$why; tail -n 4 '$LAB_WORK/bw2-client.out'; test $rc -eq 0"
 lab_check_grep bw2-result '^ *65536 +[0-9]+' cat "$LAB_WORK/bw2-client.out"
 lab_check bw2-no-qp-error no_match 'rror|failed' cat "$LAB_WORK/bw2-client.out"
 lab_metric bw2_MBps "$(awk '/^ *65536 +[0-9]+/ {print $4; exit}' "$LAB_WORK/bw2-client.out")"
