@@ -177,6 +177,21 @@ main() {
                 log "VM $vm reached the harness after $((SECONDS - t_boot))s"
             fi
         done
+        # an emulator fault, not the guest's: QEMU stopped taking a virtio-net
+        # transmit queue (seen once with the dgram link under TCG: the guest's
+        # watchdog reports it every 5 s and the queue never moves again); the
+        # run cannot finish, so stop it now (run-all.sh retries it once)
+        # (for 30 s: a vCPU starved for a few seconds must not count)
+        stalled=""
+        for vm in "${vms[@]}"; do
+            grep -oE 'NETDEV WATCHDOG: .* timed out [0-9]+ ms' "$out/$vm/console.log" 2>/dev/null |
+                awk '{ if ($(NF - 1) >= 30000) f = 1 } END { exit !f }' &&
+                stalled=$out/$vm/console.log
+        done
+        if [ -n "$stalled" ]; then
+            log "a virtio-net transmit queue stalled ($stalled): killing VMs ${pids[*]}"
+            break
+        fi
         if [ ${#booted[@]} -lt ${#vms[@]} ] && [ $SECONDS -ge $boot_deadline ]; then
             log "boot timeout (${boot_timeout}s): killing VMs ${pids[*]}"
             break
@@ -201,6 +216,8 @@ main() {
             why="no result.json from guest (timeout, crash or boot failure; see console.log)"
             if grep -qE 'Kernel panic|BUG:|Oops' "$out/$vm/console.log" 2>/dev/null; then
                 why="guest kernel crashed: $(grep -m1 -oE '(Kernel panic|BUG:|Oops).*' "$out/$vm/console.log" | tr -d '\r')"
+            elif [ -n "${stalled:-}" ]; then
+                why="run stopped: the emulator stopped taking a virtio-net transmit queue ($(grep -m1 -oE 'NETDEV WATCHDOG.*' "$stalled" | tr -d '\r'), in ${stalled#"$out"/})"
             fi
             # keep the checks and metrics the guest recorded before it stopped
             touch "$out/$vm/checks.jsonl" "$out/$vm/metrics.jsonl"
