@@ -127,8 +127,9 @@ vm_scenario() {
     rc=$?
     # a VM that crashed or never reported (emulator trouble under
     # TCG) is retried once; a failed check is never retried
-    if [ $rc != 0 ] && jq -e '[.vms[] | select(.error)] | length > 0' \
+    if [ $rc != 0 ] && [ "$(left_s)" -ge 180 ] && jq -e '[.vms[] | select(.error)] | length > 0' \
             "$OUT/$name/summary.json" >/dev/null 2>&1; then
+        [ "$(left_s)" -lt "$tmo" ] && tmo=$(left_s)
         log "vm $name: a VM gave no result ($(jq -r '[.vms[].error // empty] | join("; ")' \
             "$OUT/$name/summary.json")); retrying once"
         echo "RETRY $name (VM gave no result)" >>"$summary"
