@@ -276,8 +276,8 @@ s1_down=$(spine_tx 1)
 # the QPs keep making progress on the remaining spines (within 60 s: packets
 # lost on the dead link wait for an RTO, and RTOs are long under TCG)
 acks() { stat_val "$(rdma statistic show link mr1/1)" acks_rcvd; }
-k0=$(acks)
 ps_down=$(rdma statistic show link mr1/1)
+k0=$(stat_val "$ps_down" acks_rcvd)
 progress() {
     local i k
     for i in $(seq 60); do
