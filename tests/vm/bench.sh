@@ -96,7 +96,7 @@ main() {
 	}
 	# boot NAME TRANSPORT PLAN: one boot of the pair through PLAN (TRANSPORT: the first one up)
 	boot() {
-		local name=$1 t=$2 plan=$3 files=$out/files-$1 n tmo t1 run i follower
+		local name=$1 t=$2 plan=$3 files=$out/files-$1 n tmo t1 run i follower attempt ok
 		rm -rf "$files"
 		mkdir -p "$files"
 		cp tests/vm/bench/{agent.py,prelude.sh,wire.sh,runners.sh,conduct.sh} \
@@ -117,14 +117,28 @@ main() {
 		run=$out/run-$name
 		i=2
 		while [ -e "$run" ]; do run=$out/run-$name.$i; i=$((i + 1)); done
-		setsid bash tests/vm/bench/follow.sh "$run/b/scenario.log" "$name" "$show" &
-		follower=$!
-		tests/vm/run.sh --dist "$dist" --topology pair --scenario tests/vm/scenarios/bench-pair.sh \
-			--files "$files"/* --out "$run" --timeout "$tmo" >"$run.log" 2>&1 || {
-			rc=1; log "$name: lab run failed, see $run.log"; tail -n 5 "$run.log"; }
-		sleep 3
-		kill -- -"$follower" 2>/dev/null || true
-		wait "$follower" 2>/dev/null || true
+		# a run the emulator stopped (a virtio-net queue QEMU stopped
+		# taking, run.sh) is set aside as stalled-NAME and run again, once
+		for attempt in 1 2; do
+			setsid bash tests/vm/bench/follow.sh "$run/b/scenario.log" "$name" "$show" &
+			follower=$!
+			ok=1
+			tests/vm/run.sh --dist "$dist" --topology pair --scenario tests/vm/scenarios/bench-pair.sh \
+				--files "$files"/* --out "$run" --timeout "$tmo" >"$run.log" 2>&1 || ok=0
+			sleep 3
+			kill -- -"$follower" 2>/dev/null || true
+			wait "$follower" 2>/dev/null || true
+			[ "$ok" = 0 ] || break
+			if [ "$attempt" = 1 ] && grep -q 'stopped taking a virtio-net transmit queue' "$run.log"; then
+				log "$name: the emulator stopped a virtio-net queue; set aside as $out/stalled-$name, running the boot again"
+				rm -rf "$out/stalled-$name" "$out/stalled-$name.log"
+				mv "$run" "$out/stalled-$name"
+				mv "$run.log" "$out/stalled-$name.log"
+				continue
+			fi
+			rc=1; log "$name: lab run failed, see $run.log"; tail -n 5 "$run.log"
+			break
+		done
 		if [ "$rate" = auto ]; then
 			r=$(jq -rs '[.[] | select(.name == "bench_rate") | .value][0] // empty' \
 				"$run/b/metrics.jsonl" 2>/dev/null || true)

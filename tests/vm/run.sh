@@ -149,6 +149,40 @@ main() {
         log "booted VM $vm (pid $pid), console: $vmdir/console.log"
     done
 
+    # stall_report CONSOLE: what the host and each QEMU see of a stalled
+    # virtio-net queue (the VM behind CONSOLE), twice 3 s apart: the host's
+    # AF_UNIX link sockets (Recv-Q: datagrams the receiving QEMU has not
+    # read), the QEMUs' state and CPU time, each monitor's virtqueue indexes
+    # (queue 0 receives, 1 transmits); then whether a link flap (set_link
+    # off/on, which purges the backend's queue) gets the queue moving again
+    stall_report() {
+        local console=$1 round vm n0 n1 svm
+        svm=$(basename "$(dirname "$console")")
+        for round in 1 2; do
+            echo "# round $round, $(date -u +%T)"
+            echo "## host unix sockets"
+            ss -xa 2>&1 | grep -F "$scratch" || true
+            echo "## QEMU processes"
+            ps -o pid,stat,time,wchan:24,args -p "$(IFS=,; echo "${pids[*]}")" 2>&1 | cut -c1-140
+            for vm in "${vms[@]}"; do
+                echo "# VM $vm"
+                timeout 20 python3 "$here/lib/vm-monitor.py" "$scratch/$vm.mon" 'info network' \
+                    'info virtio-queue-status @virtio-net 0' 'info virtio-queue-status @virtio-net 1' ||
+                    echo "(monitor not read)"
+            done
+            [ "$round" = 2 ] || sleep 3
+        done
+        n0=$(grep -c 'NETDEV WATCHDOG' "$console" || true)
+        timeout 20 python3 "$here/lib/vm-monitor.py" "$scratch/$svm.mon" 'set_link n0 off' || true
+        sleep 2
+        timeout 20 python3 "$here/lib/vm-monitor.py" "$scratch/$svm.mon" 'set_link n0 on' || true
+        sleep 15
+        n1=$(grep -c 'NETDEV WATCHDOG' "$console" || true)
+        echo "# after set_link n0 off/on on VM $svm: $((n1 - n0)) new watchdog reports in 15 s"
+        timeout 20 python3 "$here/lib/vm-monitor.py" "$scratch/$svm.mon" \
+            'info virtio-queue-status @virtio-net 1' || true
+    }
+
     # 4. wait: every VM must reach the harness ("lab: vm=" on its console) within the boot
     #    timeout and power off within the overall timeout; then kill only our own QEMUs.
     deadline=$((SECONDS + timeout))
@@ -189,7 +223,9 @@ main() {
                 stalled=$out/$vm/console.log
         done
         if [ -n "$stalled" ]; then
-            log "a virtio-net transmit queue stalled ($stalled): killing VMs ${pids[*]}"
+            log "a virtio-net transmit queue stalled ($stalled): recording the emulator's side in $out/stall.txt"
+            stall_report "$stalled" >"$out/stall.txt" 2>&1 || true
+            log "killing VMs ${pids[*]}"
             break
         fi
         if [ ${#booted[@]} -lt ${#vms[@]} ] && [ $SECONDS -ge $boot_deadline ]; then
@@ -217,7 +253,7 @@ main() {
             if grep -qE 'Kernel panic|BUG:|Oops' "$out/$vm/console.log" 2>/dev/null; then
                 why="guest kernel crashed: $(grep -m1 -oE '(Kernel panic|BUG:|Oops).*' "$out/$vm/console.log" | tr -d '\r')"
             elif [ -n "${stalled:-}" ]; then
-                why="run stopped: the emulator stopped taking a virtio-net transmit queue ($(grep -m1 -oE 'NETDEV WATCHDOG.*' "$stalled" | tr -d '\r'), in ${stalled#"$out"/})"
+                why="run stopped: the emulator stopped taking a virtio-net transmit queue ($(grep -oE 'NETDEV WATCHDOG.*' "$stalled" | tail -n1 | tr -d '\r'), in ${stalled#"$out"/}; see stall.txt)"
             fi
             # keep the checks and metrics the guest recorded before it stopped
             touch "$out/$vm/checks.jsonl" "$out/$vm/metrics.jsonl"

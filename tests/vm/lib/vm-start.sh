@@ -6,6 +6,7 @@
 # NETDEV_OPTS, if given, is a -netdev spec (without id=) for the lab NIC eth0.
 # LAB_KERNEL, if set, is a kernel image booted instead of the image's vmlinuz + initrd.img
 # (it must have virtio, ext4 and 9p built in: no initrd is given).
+# The VM's human monitor listens on SCRATCH/NAME.mon (lib/vm-monitor.py talks to it).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/common.sh"
@@ -21,7 +22,8 @@ qemu-img create -q -f qcow2 -F raw -b "$img" "$overlay" >&2
 args=(
     -name "lab-$name" -nodefaults -no-user-config
     -accel tcg -cpu "${LAB_VM_CPU:-max}" -m "${LAB_VM_MEM:-2G}" -smp "${LAB_VM_SMP:-1}"
-    -display none -vga none -monitor none -no-reboot
+    -display none -vga none -no-reboot
+    -monitor "unix:$scratch/$name.mon,server=on,wait=off"
     -serial "file:$vmdir/console.log"
     -append "root=/dev/vda rw rootfstype=ext4 console=ttyS0 init=/lab/init net.ifnames=0 fsck.mode=skip panic=-1 no_timer_check ${LAB_VM_APPEND:-}"
     -drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe"
