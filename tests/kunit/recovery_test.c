@@ -493,6 +493,34 @@ static bool lose(struct mro_pathset *ps, u16 p, bool timeout)
 	return mro_path_lost(ps, p, ps->path[p].next_seq++, timeout);
 }
 
+/* the PSNs of one READ_REQ share its transmission: lost once, not per PSN */
+static void loss_counted_once(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 seq;
+	u16 i, k;
+
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 99, GFP_KERNEL), 0);
+	for (k = 0; k < 16; k++)
+		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 1, 7, false));
+	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 1, 7, true));
+	KUNIT_EXPECT_EQ(test, ps.path[1].lost, 1ULL);
+	KUNIT_EXPECT_EQ(test, ps.path[1].timeouts, 0ULL);
+	KUNIT_EXPECT_EQ(test, ps.path[1].streak, 1);
+	/* a black hole under READs of 16 PSNs: retired on its 8th READ */
+	for (i = 1; i <= MRO_RETIRE_STREAK; i++) {
+		seq = ps.path[2].next_seq++;
+		for (k = 0; k < 16; k++)
+			KUNIT_EXPECT_EQ(test, mro_path_lost(&ps, 2, seq, false),
+					i == MRO_RETIRE_STREAK && !k);
+	}
+	KUNIT_EXPECT_EQ(test, ps.path[2].lost, (u64)MRO_RETIRE_STREAK);
+	/* the sequence 0 of a fresh path is a transmission like any other */
+	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 3, 0, false));
+	KUNIT_EXPECT_EQ(test, ps.path[3].lost, 1ULL);
+	mro_paths_free(&ps);
+}
+
 static void score_and_retire(struct kunit *test)
 {
 	struct mro_pathset ps;
@@ -708,6 +736,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(rto_compute),
 	KUNIT_CASE(rto_old_psns),
 	KUNIT_CASE(retry_exhausted),
+	KUNIT_CASE(loss_counted_once),
 	KUNIT_CASE(score_and_retire),
 	KUNIT_CASE(retire_probe_revive),
 	KUNIT_CASE(sched_retx_and_retired),

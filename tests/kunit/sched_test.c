@@ -221,7 +221,41 @@ static void sched_dup_ack_rotates(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_path_dup_ack(7, 1, 9), 0);
 }
 
+/* a READ response: on the request's path while it is ours and active */
+static void sched_reply_on_request_path(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 seq, seq3;
+	u16 p, i;
+
+	sched_setup(test, &ps, 8);
+	seq3 = ps.path[3].next_seq;
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, mro_path_reply(&ps, 3, &seq), 3);
+		KUNIT_EXPECT_EQ(test, seq, seq3 + i);
+	}
+	/* the path's own sequence moved, no other path's */
+	KUNIT_EXPECT_EQ(test, ps.path[3].next_seq, seq3 + 5);
+	for (i = 0; i < 8; i++)
+		if (i != 3)
+			KUNIT_EXPECT_EQ(test, ps.path[i].next_seq, 0U);
+	/* retired here: another path, by the scheduler */
+	mro_path_retire(&ps, 3, 0, 0);
+	for (i = 0; i < 20; i++) {
+		p = mro_path_reply(&ps, 3, &seq);
+		KUNIT_EXPECT_LT(test, p, 8);
+		KUNIT_EXPECT_NE(test, p, 3);
+	}
+	/* a path number from the wire beyond the set: still one of ours */
+	p = mro_path_reply(&ps, 8, &seq);
+	KUNIT_EXPECT_LT(test, p, 8);
+	p = mro_path_reply(&ps, U16_MAX, &seq);
+	KUNIT_EXPECT_LT(test, p, 8);
+	mro_paths_free(&ps);
+}
+
 static struct kunit_case metaroce_sched_cases[] = {
+	KUNIT_CASE(sched_reply_on_request_path),
 	KUNIT_CASE(sched_dup_ack_rotates),
 	KUNIT_CASE(sched_find),
 	KUNIT_CASE(sched_equal_is_round_robin),

@@ -144,9 +144,8 @@ static void mro_advance_una(struct mro_qp *qp)
 /*
  * Loss detection for a sprayed connection (rules in mro_loss.h): per
  * path first, then a RACK-like time rule across paths behind a
- * reordering distance that scales with the window.  PSNs without a
- * transmission of their own (READ response slots) use the distance and
- * the QP's RTT.
+ * reordering distance that scales with the window.  A READ's response
+ * slots count as transmissions of its READ_REQ (mro_send_new()).
  */
 static void mro_detect_loss(struct mro_qp *qp)
 {
@@ -192,7 +191,7 @@ static void mro_detect_loss(struct mro_qp *qp)
 		t->fast_lost = true;
 		qp->lost++;
 		mro_qp_count(qp, MRO_CNT_LOSS_DETECTED, 1);
-		if (p)
+		if (p)	/* once per transmission (mro_path_lost()) */
 			mro_rec_lost(qp, t->path, t->path_seq, false);
 	}
 }

@@ -21,9 +21,10 @@
  *    left at least reo plus the amount by which its path's srtt exceeds
  *    the fastest path's after it (a slower path is not mistaken for a
  *    lossy one; capped at srtt + 4 * rttvar, the rule before adaptation);
- *  - (PSNs with no transmission of their own: READ response slots) a PSN
- *    the reordering distance after it was delivered and it has been out
- *    for srtt + 4 * rttvar;
+ *  - (PSNs with no transmission of their own, not on_path) a PSN the
+ *    reordering distance after it was delivered and it has been out for
+ *    srtt + 4 * rttvar (the requester gives a READ's response slots the
+ *    transmission of their READ_REQ);
  * and never twice within one RTT (the resend guard).  The per-path rule
  * needs the ACKs to have reported on the PSN: a SACK covers 128 PSNs after
  * the cumulative one, a later transmission on the path may lie beyond.

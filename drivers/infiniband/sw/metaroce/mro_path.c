@@ -147,6 +147,15 @@ u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_pick_retx);
 
+u16 mro_path_reply(struct mro_pathset *ps, u16 req_path, u32 *seq)
+{
+	if (req_path >= ps->n || ps->path[req_path].state != MRO_PATH_ACTIVE)
+		return mro_path_pick(ps, seq);
+	*seq = ps->path[req_path].next_seq++;
+	return req_path;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_reply);
+
 u16 mro_path_dup_ack(u16 path, u16 n, u16 turn)
 {
 	if (n < 2)

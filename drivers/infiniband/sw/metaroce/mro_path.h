@@ -41,7 +41,9 @@ struct mro_path {
 	u16 loss_ewma;		/* recent loss rate in 1/1024 */
 	u16 streak;		/* losses and timeouts since a delivery */
 	bool probing;		/* retired, a probe is out (probe_seq) */
+	bool lost_valid;	/* lost_seq holds a transmission */
 	u32 probe_seq;		/* path_seq of the latest probe */
+	u32 lost_seq;		/* path_seq of the latest loss counted */
 	u32 probe_us;		/* retired: time of the next probe */
 	u32 probe_wait_us;	/* retired: current re-probe interval */
 	u32 epoch_seq;		/* first path_seq since the last revival */
@@ -101,6 +103,14 @@ u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq);
  * @path itself when there is no other; the result is always below @n.
  */
 u16 mro_path_dup_ack(u16 path, u16 n, u16 turn);
+/*
+ * The path for a response to a request that came on @req_path (READ
+ * responses): the same path of ours, so that the requester, whose choice
+ * it was, judges a loss on either way against that one path; the
+ * scheduler's choice when @req_path is not one of ours or is retired
+ * here.  Takes the path's next sequence into @seq.
+ */
+u16 mro_path_reply(struct mro_pathset *ps, u16 req_path, u32 *seq);
 /* record delivered transmission @path_seq, sent at @sent_us (no stats) */
 void mro_path_seen(struct mro_path *path, u32 path_seq, u32 sent_us);
 /* give path @p a source port it never had and no other path has */

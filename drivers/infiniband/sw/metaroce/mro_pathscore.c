@@ -34,6 +34,14 @@ bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout)
 {
 	struct mro_path *path = &ps->path[p];
 
+	/*
+	 * A transmission is lost once: the PSNs of one READ_REQ share it,
+	 * and are found lost one by one, in one scan or several.
+	 */
+	if (path->lost_valid && path->lost_seq == seq)
+		return false;
+	path->lost_valid = true;
+	path->lost_seq = seq;
 	if (timeout)
 		path->timeouts++;
 	else

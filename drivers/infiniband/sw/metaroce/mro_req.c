@@ -585,11 +585,19 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 		}
 		/*
 		 * a READ's other PSNs were asked for by this packet: its
-		 * responses are timed, and judged lost, from its send time
+		 * responses are timed, and judged lost, from its send time,
+		 * and they come back on its path (mro_path_reply()), which
+		 * a lost one counts against
 		 */
 		t = mro_slot(qp, psn);
-		for (i = 1; rc && i < n; i++)
-			mro_slot(qp, psn + i)->sent_us = t->sent_us;
+		for (i = 1; rc && i < n; i++) {
+			struct mro_txslot *r = mro_slot(qp, psn + i);
+
+			r->sent_us = t->sent_us;
+			r->path = t->path;
+			r->path_seq = t->path_seq;
+			r->on_path = t->on_path;
+		}
 		if (rc && !hrtimer_active(&qp->rto_timer))
 			mro_arm_rto(qp);
 		if (s->rd_res && !s->sent)

@@ -366,7 +366,7 @@ static int mro_resp_read(struct mro_qp *qp, const struct mro_hdr *hdr,
 		r.sqpn = qp->qpn;
 		r.dqpn = qp->dest_qpn;
 		r.psn = hdr->psn + k;
-		r.path = mro_path_pick(&qp->paths, &r.path_seq);
+		r.path = mro_path_reply(&qp->paths, hdr->path, &r.path_seq);
 		r.tsval = mro_now_us();
 		r.flags = METAROCE_F_ECT;
 		if (k == n - 1)
@@ -411,7 +411,7 @@ static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
 	r.sqpn = qp->qpn;
 	r.dqpn = qp->dest_qpn;
 	r.psn = req->psn;
-	r.path = req->path;
+	r.path = mro_path_reply(&qp->paths, req->path, &r.path_seq);
 	r.tsval = mro_now_us();
 	r.orig = orig;
 	mro_queue_hdr_only(qp, &r, out);
