@@ -25,12 +25,13 @@ static u32 mro_rnr_timer_us(u8 code)
 }
 
 /*
- * A PSN loss detection declared lost was acknowledged by the ACK @a: was
- * the declaration premature (the original arrived)?  Adapts the
- * reordering window; counts spurious retransmissions.
+ * A PSN loss detection declared lost was acknowledged by a packet that
+ * echoes the send time @ts_echo (an ACK's, or a READ response's: its
+ * READ_REQ's): was the declaration premature (the original arrived)?
+ * Adapts the reordering window; counts spurious retransmissions.
  */
 static void mro_fast_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
-				const struct mro_ack_hdr *a)
+				u32 ts_echo)
 {
 	u32 min_rtt = 0;
 	bool spurious;
@@ -40,7 +41,7 @@ static void mro_fast_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
 	if (t->on_path && t->path < qp->paths.n)
 		min_rtt = qp->paths.path[t->path].min_rtt_us;
 	/* declared lost, acknowledged before it was resent: premature */
-	spurious = !t->retx || mro_retx_spurious(a->ts_echo, t->sent_us,
+	spurious = !t->retx || mro_retx_spurious(ts_echo, t->sent_us,
 						 mro_now_us(), min_rtt);
 	mro_reo_update(&qp->reo, spurious);
 	if (spurious && t->retx)
@@ -48,17 +49,17 @@ static void mro_fast_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
 }
 
 /*
- * The oldest PSN an RTO resent was acknowledged, by @a (NULL: a response):
- * if the ACK echoes a packet sent before the resend, the original arrived
- * and the timer only outran a slow round trip (a descheduled peer): undo
- * what it did to the congestion window (Eifel detection, as in TCP).
+ * The oldest PSN an RTO resent was acknowledged by a packet echoing the
+ * send time *@echo (NULL: no echo, an atomic response): if that is a
+ * packet sent before the resend, the original arrived and the timer only
+ * outran a slow round trip (a descheduled peer): undo what it did to the
+ * congestion window (Eifel detection, as in TCP).
  */
 static void mro_rto_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
-			       const struct mro_ack_hdr *a)
+			       const u32 *echo)
 {
-	bool spurious = a && t->retx == 1 &&
-			mro_retx_spurious(a->ts_echo, t->sent_us, mro_now_us(),
-					  0);
+	bool spurious = echo && t->retx == 1 &&
+			mro_retx_spurious(*echo, t->sent_us, mro_now_us(), 0);
 
 	t->rto_lost = false;
 	if (spurious)
@@ -68,10 +69,11 @@ static void mro_rto_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
 
 /*
  * mark @psn acknowledged, by the ACK @a (NULL: a READ/atomic response);
- * slots of READ/atomic WQEs wait for responses
+ * slots of READ/atomic WQEs wait for responses.  @echo: the send time the
+ * acknowledging packet echoes, NULL if none.
  */
 static void mro_slot_acked(struct mro_qp *qp, u32 psn,
-			   const struct mro_ack_hdr *a)
+			   const struct mro_ack_hdr *a, const u32 *echo)
 {
 	struct mro_txslot *t = mro_slot(qp, psn);
 	struct mro_swqe *s = mro_swqe_at(qp, t->swqe);
@@ -80,10 +82,10 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn,
 		return;
 	if (s->is_read_atomic && a)
 		return;
-	if (t->fast_lost && a)
-		mro_fast_lost_acked(qp, t, a);
+	if (t->fast_lost && echo)
+		mro_fast_lost_acked(qp, t, *echo);
 	if (t->rto_lost)
-		mro_rto_lost_acked(qp, t, a);
+		mro_rto_lost_acked(qp, t, echo);
 	if (t->state == MRO_TX_LOST)
 		qp->lost--;
 	t->state = MRO_TX_ACKED;
@@ -263,13 +265,13 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 	}
 
 	for (psn = qp->snd_una; mro_seq_before(psn, cum); psn++)
-		mro_slot_acked(qp, psn, a);
+		mro_slot_acked(qp, psn, a, &a->ts_echo);
 	for (i = mro_sack_next(a->sack, nbits, 0); i < nbits;
 	     i = mro_sack_next(a->sack, nbits, i + 1)) {
 		psn = cum + 1 + i;
 		if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
 			continue;
-		mro_slot_acked(qp, psn, a);
+		mro_slot_acked(qp, psn, a, &a->ts_echo);
 		qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
 	}
 	qp->highest_acked = mro_seq_max(qp->highest_acked, cum);
@@ -282,18 +284,18 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 }
 
 /*
- * A READ or atomic response for @psn of WQE @s was copied into local
- * memory with result @err: fail the WQE, or acknowledge the PSN.  Returns
- * whether the PSN was acknowledged.
+ * A READ or atomic response for @psn of WQE @s, echoing *@echo (NULL:
+ * none), was copied into local memory with result @err: fail the WQE, or
+ * acknowledge the PSN.  Returns whether the PSN was acknowledged.
  */
 static bool mro_resp_placed(struct mro_qp *qp, struct mro_swqe *s, u32 psn,
-			    int err)
+			    const u32 *echo, int err)
 {
 	if (err) {
 		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
 		return false;
 	}
-	mro_slot_acked(qp, psn, NULL);
+	mro_slot_acked(qp, psn, NULL, echo);
 	qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
 	mro_advance_una(qp);
 	return true;
@@ -328,7 +330,9 @@ static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 	if (!err && !t->retx)
 		mro_rtt_update(&qp->srtt_us, &qp->rttvar_us,
 			       mro_now_us() - t->sent_us);
-	if (mro_resp_placed(qp, s, hdr->psn, err))
+	/* the READ_REQ's send time; 0 from a responder that does not echo */
+	if (mro_resp_placed(qp, s, hdr->psn,
+			    hdr->msg.imm ? &hdr->msg.imm : NULL, err))
 		mro_detect_loss(qp);
 }
 
@@ -349,7 +353,7 @@ static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
 	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
 			   s->num_sge, 0, &val, sizeof(val), MRO_COPY_TO_MEM,
 			   IB_ACCESS_LOCAL_WRITE);
-	mro_resp_placed(qp, s, hdr->psn, err);
+	mro_resp_placed(qp, s, hdr->psn, NULL, err);
 }
 
 /* a response-direction packet for this QP (lock held) */

@@ -375,6 +375,8 @@ static int mro_resp_read(struct mro_qp *qp, const struct mro_hdr *hdr,
 		r.msg.offset = hdr->msg.offset + off;
 		r.msg.length = hdr->msg.offset + len;
 		r.msg.first_psn = hdr->psn;
+		/* the request's send time: its sender tells which arrived */
+		r.msg.imm = hdr->tsval;
 		if (!r.msg.offset)
 			r.flags |= METAROCE_F_FIRST;
 		skb = mro_tx_build(qp, &qp->av, &r, plen, &payload);
