@@ -13,6 +13,10 @@
 #                    "retired" in `rdma res show qp -dd`, probes keep failing, goodput
 #                    (snd_una progress) continues; after the filter is removed the slot
 #                    is revived
+#   blackhole-read   ib_read_bw, b reads from a; a filter on a's egress drops a's
+#                    port of path slot 3: READ responses come back on the request's
+#                    slot, so b retires slot 3 (path_retired), no QP error, and
+#                    revives it after the filter is removed (path_revived)
 #   reorder          netem reorder 25% with no loss: retransmits < 1% of data packets
 #   loss-ratio       netem loss 1% on b's egress: retransmits <= 1.3 x packets dropped
 #   hostile          netem loss 10%, reorder 25%, duplicate 1%, corrupt 1% on both
@@ -196,6 +200,63 @@ if [ "$ROLE" = b ]; then
     mro_dc_finish
 fi
 dc_end blackhole-slot
+
+# ---------------------------------------------------------------- blackhole-read
+# READ responses come back on the responder's port of the request's path
+# slot: a filter on a's egress drops a's port of slot 3 and b, the
+# requester, must retire that slot and revive it once the filter is gone.
+# Plain ib_read_bw: b sends nothing but READ requests, so no SEND whose
+# ACK dies on that port can score the slot instead.
+G=$(lab_gid_index $DEV)
+if [ "$ROLE" = a ]; then
+    timeout -k 10 300 ib_read_bw -d $DEV -x "$G" -s 65536 -q 1 -D 60 -F -p 18710 \
+        >"$LAB_WORK/bh3-server.log" 2>&1 &
+    BW_PID=$!
+    sleep 2
+    lab_barrier bh3-go
+    lab_barrier bh3-ready || exit 1
+    sport=$(qp_attr p3_sport)
+    lab_log "black-holing our (the READ responder's) path 3 port $sport"
+    tc qdisc add dev eth0 root handle 1: prio
+    lab_check bh3-filter tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+        match ip protocol 17 0xff match ip sport "$sport" 0xffff action drop
+    lab_barrier bh3-hole
+    lab_barrier bh3-judged
+    tc -s filter show dev eth0 >"$LAB_OUT/bh3-filter.txt" 2>&1
+    tc_clear
+    lab_barrier bh3-open
+    wait "$BW_PID"
+    cp "$LAB_WORK/bh3-server.log" "$LAB_OUT/"
+else
+    lab_barrier bh3-go || exit 1
+    sleep 2
+    lab_retry 5 2 timeout -k 10 300 ib_read_bw -d $DEV -x "$G" -s 65536 -q 1 -D 60 -F \
+        -p 18710 "$PEER_IP" >"$LAB_WORK/bh3-client.log" 2>&1 &
+    BW_PID=$!
+    lab_check bh3-traffic wait_for 60 attr_gt p3_tx_pkts 50
+    ret0=$(cnt path_retired)
+    rev0=$(cnt path_revived)
+    lab_barrier bh3-ready
+    lab_barrier bh3-hole
+    t0=$(date +%s.%N)
+    lab_check bh3-retired wait_for 30 attr_is p3_state retired
+    lab_metric bh3_retire_seconds "$(since "$t0")"
+    lab_check bh3-retire-counted gt path_retired "$ret0"
+    rdma -j -dd resource show qp link $DEV/1 >"$LAB_OUT/bh3-retired-qp.json" 2>&1
+    lab_barrier bh3-judged
+    lab_barrier bh3-open
+    t0=$(date +%s.%N)
+    lab_check bh3-revived wait_for 30 attr_is p3_state active
+    lab_metric bh3_revive_seconds "$(since "$t0")"
+    lab_check bh3-revive-counted gt path_revived "$rev0"
+    lab_check bh3-qp-rts attr_is state RTS
+    wait "$BW_PID"
+    lab_check_grep bh3-read-bw '^ *65536 +[0-9]+' cat "$LAB_WORK/bh3-client.log"
+    cp "$LAB_WORK/bh3-client.log" "$LAB_OUT/"
+fi
+lab_barrier bh3-done
+cat $TR/trace >"$LAB_OUT/blackhole-read-trace-$ROLE.txt" 2>/dev/null
+echo >$TR/trace 2>/dev/null
 
 # ---------------------------------------------------------------- reorder (no loss)
 [ "$ROLE" = b ] && tc qdisc add dev eth0 root netem delay 1ms reorder 25% 50%
