@@ -117,8 +117,9 @@ main() {
 		run=$out/run-$name
 		i=2
 		while [ -e "$run" ]; do run=$out/run-$name.$i; i=$((i + 1)); done
-		# a run the emulator stopped (a virtio-net queue QEMU stopped
-		# taking, run.sh) is set aside as stalled-NAME and run again, once
+		# a run stopped because a guest's virtio-net transmit queue
+		# stopped for good (run.sh) is set aside as stalled-NAME and run
+		# again, once
 		for attempt in 1 2; do
 			setsid bash tests/vm/bench/follow.sh "$run/b/scenario.log" "$name" "$show" &
 			follower=$!
@@ -129,8 +130,8 @@ main() {
 			kill -- -"$follower" 2>/dev/null || true
 			wait "$follower" 2>/dev/null || true
 			[ "$ok" = 0 ] || break
-			if [ "$attempt" = 1 ] && grep -q 'stopped taking a virtio-net transmit queue' "$run.log"; then
-				log "$name: the emulator stopped a virtio-net queue; set aside as $out/stalled-$name, running the boot again"
+			if [ "$attempt" = 1 ] && grep -q 'virtio-net transmit queue stopped for good' "$run.log"; then
+				log "$name: a guest's virtio-net transmit queue stopped; set aside as $out/stalled-$name, running the boot again"
 				rm -rf "$out/stalled-$name" "$out/stalled-$name.log"
 				mv "$run" "$out/stalled-$name"
 				mv "$run.log" "$out/stalled-$name.log"

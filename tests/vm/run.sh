@@ -211,9 +211,11 @@ main() {
                 log "VM $vm reached the harness after $((SECONDS - t_boot))s"
             fi
         done
-        # an emulator fault, not the guest's: QEMU stopped taking a virtio-net
-        # transmit queue (seen once with the dgram link under TCG: the guest's
-        # watchdog reports it every 5 s and the queue never moves again); the
+        # not the scenario's fault: a guest's virtio-net transmit queue stopped
+        # and never started again (seen three times on bookworm guests with
+        # the pair's dgram link under TCG; the guest's watchdog reports it
+        # every 5 s; stall.txt of the third showed QEMU had taken and
+        # signalled every packet, so the guest never reclaimed them); the
         # run cannot finish, so stop it now (run-all.sh retries it once)
         # (for 30 s: a vCPU starved for a few seconds must not count)
         stalled=""
@@ -253,7 +255,7 @@ main() {
             if grep -qE 'Kernel panic|BUG:|Oops' "$out/$vm/console.log" 2>/dev/null; then
                 why="guest kernel crashed: $(grep -m1 -oE '(Kernel panic|BUG:|Oops).*' "$out/$vm/console.log" | tr -d '\r')"
             elif [ -n "${stalled:-}" ]; then
-                why="run stopped: the emulator stopped taking a virtio-net transmit queue ($(grep -oE 'NETDEV WATCHDOG.*' "$stalled" | tail -n1 | tr -d '\r'), in ${stalled#"$out"/}; see stall.txt)"
+                why="run stopped: a guest's virtio-net transmit queue stopped for good ($(grep -oE 'NETDEV WATCHDOG.*' "$stalled" | tail -n1 | tr -d '\r'), in ${stalled#"$out"/}; see stall.txt)"
             fi
             # keep the checks and metrics the guest recorded before it stopped
             touch "$out/$vm/checks.jsonl" "$out/$vm/metrics.jsonl"
