@@ -154,9 +154,11 @@ main() {
     # AF_UNIX link sockets (Recv-Q: datagrams the receiving QEMU has not
     # read), the QEMUs' state and CPU time, each monitor's virtqueue indexes
     # (queue 0 receives, 1 transmits); then whether a link flap (set_link
-    # off/on, which purges the backend's queue) gets the queue moving again
+    # off/on) gets the queue moving again
     stall_report() {
         local console=$1 round vm n0 n1 svm
+        # mon VM CMD...: VM's monitor answers CMD... (lib/vm-monitor.py)
+        mon() { timeout 20 python3 "$here/lib/vm-monitor.py" "$scratch/$1.mon" "${@:2}"; }
         svm=$(basename "$(dirname "$console")")
         for round in 1 2; do
             echo "# round $round, $(date -u +%T)"
@@ -166,21 +168,19 @@ main() {
             ps -o pid,stat,time,wchan:24,args -p "$(IFS=,; echo "${pids[*]}")" 2>&1 | cut -c1-140
             for vm in "${vms[@]}"; do
                 echo "# VM $vm"
-                timeout 20 python3 "$here/lib/vm-monitor.py" "$scratch/$vm.mon" 'info network' \
-                    'info virtio-queue-status @virtio-net 0' 'info virtio-queue-status @virtio-net 1' ||
-                    echo "(monitor not read)"
+                mon "$vm" 'info network' 'info virtio-queue-status @virtio-net 0' \
+                    'info virtio-queue-status @virtio-net 1' || echo "(monitor not read)"
             done
             [ "$round" = 2 ] || sleep 3
         done
         n0=$(grep -c 'NETDEV WATCHDOG' "$console" || true)
-        timeout 20 python3 "$here/lib/vm-monitor.py" "$scratch/$svm.mon" 'set_link n0 off' || true
+        mon "$svm" 'set_link n0 off' || true
         sleep 2
-        timeout 20 python3 "$here/lib/vm-monitor.py" "$scratch/$svm.mon" 'set_link n0 on' || true
+        mon "$svm" 'set_link n0 on' || true
         sleep 15
         n1=$(grep -c 'NETDEV WATCHDOG' "$console" || true)
         echo "# after set_link n0 off/on on VM $svm: $((n1 - n0)) new watchdog reports in 15 s"
-        timeout 20 python3 "$here/lib/vm-monitor.py" "$scratch/$svm.mon" \
-            'info virtio-queue-status @virtio-net 1' || true
+        mon "$svm" 'info virtio-queue-status @virtio-net 1' || true
     }
 
     # 4. wait: every VM must reach the harness ("lab: vm=" on its console) within the boot
