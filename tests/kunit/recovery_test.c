@@ -521,6 +521,61 @@ static void loss_counted_once(struct kunit *test)
 	mro_paths_free(&ps);
 }
 
+/*
+ * Losses found in a batch after the deliveries around them (READs under
+ * random loss: one lost response of many) are not a black hole; losses
+ * with nothing delivered after them on their path are.
+ */
+static void loss_behind_delivery(struct kunit *test)
+{
+	struct mro_pathset ps;
+	u32 seq, base;
+	u16 i;
+
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 99, GFP_KERNEL), 0);
+	/* 40 READs on path 1, each partly delivered, each found lost later */
+	base = ps.path[1].next_seq;
+	for (i = 0; i < 40; i++) {
+		seq = ps.path[1].next_seq++;
+		mro_path_acked(&ps, 1, seq, 1000 + i);
+	}
+	for (i = 0; i < 40; i++)
+		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 1, base + i, false));
+	KUNIT_EXPECT_EQ(test, ps.path[1].lost, 40ULL);
+	KUNIT_EXPECT_EQ(test, ps.path[1].streak, 0);
+	KUNIT_EXPECT_GT(test, ps.path[1].loss_ewma, 0);
+	KUNIT_EXPECT_EQ(test, ps.path[1].state, MRO_PATH_ACTIVE);
+	/* WRITEs: seq 20 got through, 0..19 are found lost after it */
+	base = ps.path[2].next_seq;
+	ps.path[2].next_seq += 21;
+	mro_path_acked(&ps, 2, base + 20, 5000);
+	for (i = 0; i < 20; i++)
+		KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 2, base + i, true));
+	KUNIT_EXPECT_EQ(test, ps.path[2].timeouts, 20ULL);
+	KUNIT_EXPECT_EQ(test, ps.path[2].streak, 0);
+	/* so much loss, then two in a row with nothing after: retired */
+	KUNIT_EXPECT_GE(test, ps.path[2].loss_ewma, MRO_RETIRE_EWMA);
+	for (i = 1; i < MRO_RETIRE_EWMA_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 2, false));
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 2, false));
+	/* a hole after a delivery: the 8th loss with nothing after retires */
+	seq = ps.path[4].next_seq++;
+	mro_path_acked(&ps, 4, seq, 6000);
+	for (i = 1; i < MRO_RETIRE_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 4, false));
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 4, false));
+	/* the same once the path sequence wraps */
+	ps.path[3].next_seq = U32_MAX - 2;
+	seq = ps.path[3].next_seq++;
+	mro_path_acked(&ps, 3, seq, 7000);
+	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 3, seq, false));
+	KUNIT_EXPECT_EQ(test, ps.path[3].streak, 0);
+	for (i = 1; i < MRO_RETIRE_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 3, false));
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 3, false));
+	mro_paths_free(&ps);
+}
+
 static void score_and_retire(struct kunit *test)
 {
 	struct mro_pathset ps;
@@ -737,6 +792,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(rto_old_psns),
 	KUNIT_CASE(retry_exhausted),
 	KUNIT_CASE(loss_counted_once),
+	KUNIT_CASE(loss_behind_delivery),
 	KUNIT_CASE(score_and_retire),
 	KUNIT_CASE(retire_probe_revive),
 	KUNIT_CASE(sched_retx_and_retired),

@@ -888,7 +888,7 @@ static void wire_encode_reject_test(struct kunit *test)
 				    "%s", opcodes[i].name);
 
 		for (bit = 0; bit < 16; bit++) {
-			if (BIT(bit) & METAROCE_F_ALL)
+			if (BIT(bit) & mro_wire_flags_valid(opcodes[i].op))
 				continue;
 			fill_hdr(&h, i, FILL_MAX);
 			h.flags |= BIT(bit);
@@ -1072,7 +1072,7 @@ static void wire_decode_bth_fields_test(struct kunit *test)
 		for (bit = 0; bit < 16; bit++) {
 			u16 fl = h.flags | BIT(bit);
 
-			if (BIT(bit) & METAROCE_F_ALL)
+			if (BIT(bit) & mro_wire_flags_valid(opcodes[i].op))
 				continue;
 			wr_be16(fl, buf + 2);
 			reseal(buf, len);
@@ -1432,6 +1432,44 @@ static void wire_decode_ctrl_test(struct kunit *test)
 	}
 }
 
+/*
+ * NEW_PORT (a re-probe from a fresh port) is a PROBE's flag alone: it
+ * round-trips on PROBE and is refused, both ways, on every other opcode.
+ */
+static void wire_new_port_flag_test(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
+	struct mro_hdr h, d;
+	size_t len;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, METAROCE_F_NEW_PORT, 0x0040);
+	KUNIT_EXPECT_EQ(test, METAROCE_F_ALL & METAROCE_F_NEW_PORT, 0);
+	for (i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		bool probe = opcodes[i].op == METAROCE_OP_PROBE;
+		size_t plen = fill_hdr(&h, i, FILL_PATTERN);
+
+		h.flags |= METAROCE_F_NEW_PORT;
+		KUNIT_EXPECT_EQ_MSG(test, mro_wire_encode(&h, buf, BUF_LEN) != 0,
+				    probe, "%s encode", opcodes[i].name);
+		/* a packet without the flag, then the flag set on the wire */
+		h.flags &= ~METAROCE_F_NEW_PORT;
+		len = build_pkt(test, &h, plen, buf);
+		KUNIT_ASSERT_NE(test, len, 0);
+		KUNIT_ASSERT_EQ_MSG(test, mro_wire_decode(buf, len, &d),
+				    MRO_WIRE_OK, "%s", opcodes[i].name);
+		wr_be16(h.flags | METAROCE_F_NEW_PORT, buf + 2);
+		reseal(buf, len);
+		KUNIT_EXPECT_EQ_MSG(test, mro_wire_decode(buf, len, &d),
+				    probe ? MRO_WIRE_OK : MRO_WIRE_FIELD,
+				    "%s decode", opcodes[i].name);
+		if (probe)
+			KUNIT_EXPECT_EQ(test, d.flags,
+					h.flags | METAROCE_F_NEW_PORT);
+	}
+}
+
 /* a single flipped bit anywhere, CRC included, is never accepted */
 static void wire_crc_bitflip_test(struct kunit *test)
 {
@@ -1553,6 +1591,7 @@ static struct kunit_case metaroce_wire_cases[] = {
 	KUNIT_CASE(wire_decode_flush_test),
 	KUNIT_CASE(wire_decode_ack_test),
 	KUNIT_CASE(wire_decode_ctrl_test),
+	KUNIT_CASE(wire_new_port_flag_test),
 	KUNIT_CASE(wire_crc_bitflip_test),
 	KUNIT_CASE(wire_crc_byte_order_test),
 	KUNIT_CASE(wire_rc_mtu_test),

@@ -61,7 +61,13 @@ enum metaroce_opcode {
 #define METAROCE_F_SOLICITED	0x0008	/* solicited event on completion */
 #define METAROCE_F_RETX		0x0010	/* this is a retransmission */
 #define METAROCE_F_ECT		0x0020	/* sender set ECT on this packet */
-#define METAROCE_F_ALL		0x003f
+#define METAROCE_F_ALL		0x003f	/* the flags any opcode may carry */
+/*
+ * PROBE only: a re-probe of a retired path slot, sent from a fresh source
+ * port; the responder answers it, and sends on that slot from then on,
+ * from a fresh source port of its own.
+ */
+#define METAROCE_F_NEW_PORT	0x0040
 
 /*
  * Headers follow each other without padding, so 64-bit fields may be

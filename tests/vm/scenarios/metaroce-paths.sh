@@ -15,8 +15,9 @@
 #                    is revived
 #   blackhole-read   ib_read_bw, b reads from a; a filter on a's egress drops a's
 #                    port of path slot 3: READ responses come back on the request's
-#                    slot, so b retires slot 3 (path_retired), no QP error, and
-#                    revives it after the filter is removed (path_revived)
+#                    slot, so b retires slot 3 (path_retired), no QP error; b's
+#                    re-probe asks a for a fresh port too (reprobes_rcvd, new a-side
+#                    p3_sport), so the slot revives while the filter still drops
 #   reorder          netem reorder 25% with no loss: retransmits < 1% of data packets
 #   loss-ratio       netem loss 1% on b's egress: retransmits <= 1.3 x packets dropped
 #   hostile          netem loss 10%, reorder 25%, duplicate 1%, corrupt 1% on both
@@ -203,8 +204,10 @@ dc_end blackhole-slot
 
 # ---------------------------------------------------------------- blackhole-read
 # READ responses come back on the responder's port of the request's path
-# slot: a filter on a's egress drops a's port of slot 3 and b, the
-# requester, must retire that slot and revive it once the filter is gone.
+# slot: a filter on a's egress drops a's port of slot 3.  b, the requester,
+# must retire that slot; its re-probe (fresh port, NEW_PORT flag) makes a
+# answer, and send on the slot from then on, from a fresh port of its own,
+# so the slot revives while the filter still drops the old port.
 # Plain ib_read_bw: b sends nothing but READ requests, so no SEND whose
 # ACK dies on that port can score the slot instead.
 G=$(lab_gid_index $DEV)
@@ -216,15 +219,19 @@ if [ "$ROLE" = a ]; then
     lab_barrier bh3-go
     lab_barrier bh3-ready || exit 1
     sport=$(qp_attr p3_sport)
+    rep0=$(cnt reprobes_rcvd)
     lab_log "black-holing our (the READ responder's) path 3 port $sport"
     tc qdisc add dev eth0 root handle 1: prio
     lab_check bh3-filter tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
         match ip protocol 17 0xff match ip sport "$sport" 0xffff action drop
     lab_barrier bh3-hole
+    lab_check bh3-reprobe-rcvd wait_for 30 gt reprobes_rcvd "$rep0"
+    lab_check bh3-new-return-sport attr_not p3_sport "$sport"
     lab_barrier bh3-judged
     tc -s filter show dev eth0 >"$LAB_OUT/bh3-filter.txt" 2>&1
+    lab_check_grep bh3-filter-dropped 'Sent [0-9]+ bytes [1-9][0-9]* pkt' \
+        cat "$LAB_OUT/bh3-filter.txt"
     tc_clear
-    lab_barrier bh3-open
     wait "$BW_PID"
     cp "$LAB_WORK/bh3-server.log" "$LAB_OUT/"
 else
@@ -239,17 +246,15 @@ else
     lab_barrier bh3-ready
     lab_barrier bh3-hole
     t0=$(date +%s.%N)
-    lab_check bh3-retired wait_for 30 attr_is p3_state retired
+    lab_check bh3-retired wait_for 30 gt path_retired "$ret0"
     lab_metric bh3_retire_seconds "$(since "$t0")"
-    lab_check bh3-retire-counted gt path_retired "$ret0"
-    rdma -j -dd resource show qp link $DEV/1 >"$LAB_OUT/bh3-retired-qp.json" 2>&1
-    lab_barrier bh3-judged
-    lab_barrier bh3-open
-    t0=$(date +%s.%N)
-    lab_check bh3-revived wait_for 30 attr_is p3_state active
+    # the hole is still open: only a fresh port on a's side brings it back
+    lab_check bh3-revived-in-hole wait_for 30 gt path_revived "$rev0"
     lab_metric bh3_revive_seconds "$(since "$t0")"
-    lab_check bh3-revive-counted gt path_revived "$rev0"
+    rdma -j -dd resource show qp link $DEV/1 >"$LAB_OUT/bh3-revived-qp.json" 2>&1
+    lab_check bh3-active-in-hole wait_for 10 attr_is p3_state active
     lab_check bh3-qp-rts attr_is state RTS
+    lab_barrier bh3-judged
     wait "$BW_PID"
     lab_check_grep bh3-read-bw '^ *65536 +[0-9]+' cat "$LAB_WORK/bh3-client.log"
     cp "$LAB_WORK/bh3-client.log" "$LAB_OUT/"

@@ -47,6 +47,7 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_PATH_RETIRED].name = "path_retired",
 	[MRO_CNT_PATH_REVIVED].name = "path_revived",
 	[MRO_CNT_PROBES_SENT].name = "probes_sent",
+	[MRO_CNT_REPROBES_RCVD].name = "reprobes_rcvd",
 	[MRO_CNT_TLP].name = "tail_loss_probes",
 	[MRO_NR_COUNTERS + 0] = MRO_SLOT_DESC("path0_tx_pkts"),
 	[MRO_NR_COUNTERS + 1] = MRO_SLOT_DESC("path0_retx"),

@@ -53,6 +53,15 @@ bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout)
 		return false;	/* sent before the path was revived */
 	path->loss_ewma += (MRO_LOSS_ONE - path->loss_ewma) >>
 			   (timeout ? 3 : 4);
+	/*
+	 * Something the path carried after this transmission, or a part of
+	 * it (a READ's other responses), got through: the path works and
+	 * dropped one.  Losses are often found in a batch, after the
+	 * deliveries around them were counted; only a loss with nothing
+	 * delivered after it on its path extends a run that may be a hole.
+	 */
+	if (path->acked_next && mro_seq_before(seq, path->acked_next))
+		return false;
 	if (path->streak < U16_MAX)
 		path->streak++;
 	/*

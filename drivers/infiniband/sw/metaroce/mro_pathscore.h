@@ -11,7 +11,7 @@
 #include "mro_path.h"
 
 #define MRO_LOSS_ONE		1024	/* loss_ewma of a path losing everything */
-#define MRO_RETIRE_STREAK	8	/* losses in a row without a delivery */
+#define MRO_RETIRE_STREAK	8	/* losses in a row, nothing delivered after */
 #define MRO_RETIRE_EWMA		512	/* ... or half lost recently and */
 #define MRO_RETIRE_EWMA_STREAK	3	/* ... this many in a row */
 #define MRO_PROBE_MIN_US	1000	/* first re-probe after at least */
@@ -22,8 +22,10 @@ void mro_path_delivered(struct mro_pathset *ps, u16 p);
 /*
  * Transmission @seq on @p was lost (@timeout: found by the RTO).  Returns
  * true when @p should now be retired: it black-holes, and at least half
- * the paths stay active without it.  Losses of transmissions from before the path's last revival
- * are counted but do not weigh on its health.
+ * the paths stay active without it.  Losses of transmissions from before
+ * the path's last revival are counted but do not weigh on its health; a
+ * loss older than the path's latest delivery (acked_next) weighs on its
+ * loss rate but does not extend its loss streak.
  */
 bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout);
 /* badness of @p: 0 best; loss, loss streak and RTT inflation add */

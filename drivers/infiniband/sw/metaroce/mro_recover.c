@@ -47,8 +47,11 @@ void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a)
 	mro_trace_path(qp, a->echo_path, true);
 }
 
-/* a PROBE on path @p with path sequence @seq; the peer answers with an ACK */
-static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq,
+/*
+ * A PROBE on path @p with path sequence @seq; the peer answers with an ACK.
+ * @flags: METAROCE_F_NEW_PORT for a re-probe (the slot has a fresh port).
+ */
+static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq, u16 flags,
 			   struct sk_buff_head *out)
 {
 	struct mro_hdr hdr = {};
@@ -61,7 +64,7 @@ static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq,
 	 * cannot be marked, and a dropped tail-loss probe leaves the tail
 	 * to the RTO (incast: 103 of 126 RED drops were such "early" drops)
 	 */
-	hdr.flags = METAROCE_F_ECT | METAROCE_F_ACK_REQ;
+	hdr.flags = METAROCE_F_ECT | METAROCE_F_ACK_REQ | flags;
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
 	hdr.psn = qp->snd_nxt;
@@ -87,8 +90,12 @@ void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out)
 	for (p = 0; p < qp->paths.n; p++) {
 		if (!mro_path_probe_due(&qp->paths, p, now))
 			continue;
-		/* mro_path_probe() gives it a fresh source port */
-		mro_send_probe(qp, p, mro_path_probe(&qp->paths, p, now), out);
+		/*
+		 * mro_path_probe() gives it a fresh source port, and the flag
+		 * asks the peer for one too: the hole may be on the way back
+		 */
+		mro_send_probe(qp, p, mro_path_probe(&qp->paths, p, now),
+			       METAROCE_F_NEW_PORT, out);
 	}
 }
 
@@ -109,7 +116,7 @@ void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out)
 	for_each_set_bit(p, busy, MRO_MAX_PATHS) {
 		if (qp->paths.path[p].state != MRO_PATH_ACTIVE)
 			continue;
-		mro_send_probe(qp, p, qp->paths.path[p].next_seq++, out);
+		mro_send_probe(qp, p, qp->paths.path[p].next_seq++, 0, out);
 	}
 	mro_count(qp->dev->stats, MRO_CNT_TLP, 1);
 }

@@ -687,6 +687,16 @@ void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
 		return;
 	if (hdr->ce)		/* echoed like a marked request */
 		qp->ecn_ce++;
+	/*
+	 * A re-probe: the requester retired this slot and took a fresh
+	 * port for it.  What it lost may have been our answers on our port
+	 * of the slot (READ responses, ACKs), so the answer to the probe,
+	 * and what follows on the slot, leave from a fresh port too.
+	 */
+	if ((hdr->flags & METAROCE_F_NEW_PORT) && hdr->path < qp->paths.n) {
+		mro_path_new_sport(&qp->paths, hdr->path);
+		mro_qp_count(qp, MRO_CNT_REPROBES_RCVD, 1);
+	}
 	mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
 }
 

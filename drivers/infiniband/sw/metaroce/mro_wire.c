@@ -60,6 +60,14 @@ int mro_wire_ext_len(u8 opcode)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_wire_ext_len);
 
+u16 mro_wire_flags_valid(u8 opcode)
+{
+	if (opcode == METAROCE_OP_PROBE)
+		return METAROCE_F_ALL | METAROCE_F_NEW_PORT;
+	return METAROCE_F_ALL;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_flags_valid);
+
 bool mro_wire_has_payload(u8 opcode)
 {
 	switch (opcode) {
@@ -167,7 +175,7 @@ size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
 	int ext_len = mro_wire_ext_len(h->opcode);
 	size_t len;
 
-	if (ext_len < 0 || (h->flags & ~METAROCE_F_ALL) ||
+	if (ext_len < 0 || (h->flags & ~mro_wire_flags_valid(h->opcode)) ||
 	    (h->dqpn & ~METAROCE_QPN_MASK) || (h->sqpn & ~METAROCE_QPN_MASK))
 		return 0;
 	if (h->opcode == METAROCE_OP_ACK &&
@@ -363,7 +371,7 @@ enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
 	h->tsval = get_unaligned_be32(&bth->tsval);
 	h->payload_len = len - METAROCE_CRC_LEN - h->hdr_len;
 
-	if ((h->flags & ~METAROCE_F_ALL) ||
+	if ((h->flags & ~mro_wire_flags_valid(h->opcode)) ||
 	    (h->dqpn & ~METAROCE_QPN_MASK) || (h->sqpn & ~METAROCE_QPN_MASK))
 		return MRO_WIRE_FIELD;
 	if (h->payload_len && !mro_wire_has_payload(h->opcode))

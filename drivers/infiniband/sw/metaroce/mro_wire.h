@@ -106,6 +106,8 @@ int mro_wire_ext_len(u8 opcode);
 bool mro_wire_has_payload(u8 opcode);
 /* whether @opcode is a request from requester to responder */
 bool mro_wire_is_request(u8 opcode);
+/* the METAROCE_F_* flags a packet with @opcode may carry */
+u16 mro_wire_flags_valid(u8 opcode);
 
 /* CRC32C as carried on the wire, over @len bytes */
 u32 mro_wire_crc(const void *buf, size_t len);
