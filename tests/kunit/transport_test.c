@@ -107,6 +107,47 @@ static void rxwin_stale(struct kunit *test)
 }
 
 /* a hole, packets beyond it, then the hole filled: base jumps over all */
+/*
+ * The receiver acknowledges at once a packet that opens a hole or fills
+ * one, not the packets in order past a hole (they keep the ACK rhythm).
+ */
+static void rxwin_ack_now(struct kunit *test)
+{
+	struct mro_rxwin w;
+	u32 psn;
+
+	KUNIT_ASSERT_EQ(test, mro_rxwin_init(&w, 256, 0xfffffff0U, GFP_KERNEL), 0);
+	/* in order, across the PSN wrap: never at once */
+	for (psn = 0xfffffff0U; psn != 8; psn++) {
+		KUNIT_EXPECT_FALSE(test, mro_rxwin_ack_now(&w, psn));
+		mro_rxwin_mark(&w, psn);
+	}
+	/* 8 lost: 9 opens the hole */
+	KUNIT_EXPECT_TRUE(test, mro_rxwin_ack_now(&w, 9));
+	mro_rxwin_mark(&w, 9);
+	/* 10..40 in order past the hole: none at once */
+	for (psn = 10; psn <= 40; psn++) {
+		KUNIT_EXPECT_FALSE(test, mro_rxwin_ack_now(&w, psn));
+		mro_rxwin_mark(&w, psn);
+	}
+	/* 42 skips 41: a second hole, at once */
+	KUNIT_EXPECT_TRUE(test, mro_rxwin_ack_now(&w, 42));
+	mro_rxwin_mark(&w, 42);
+	KUNIT_EXPECT_FALSE(test, mro_rxwin_ack_now(&w, 43));
+	mro_rxwin_mark(&w, 43);
+	/* the resend of 41 fills the later hole; of 8, the first */
+	KUNIT_EXPECT_TRUE(test, mro_rxwin_ack_now(&w, 41));
+	mro_rxwin_mark(&w, 41);
+	KUNIT_EXPECT_TRUE(test, mro_rxwin_ack_now(&w, 8));
+	mro_rxwin_mark(&w, 8);
+	KUNIT_EXPECT_FALSE(test, mro_rxwin_has_hole(&w));
+	KUNIT_EXPECT_EQ(test, w.base, 44U);
+	/* whole again: the next in order is not at once, a jump is */
+	KUNIT_EXPECT_FALSE(test, mro_rxwin_ack_now(&w, 44));
+	KUNIT_EXPECT_TRUE(test, mro_rxwin_ack_now(&w, 45));
+	mro_rxwin_free(&w);
+}
+
 static void rxwin_out_of_order(struct kunit *test)
 {
 	u64 sack[METAROCE_SACK_WORDS];
@@ -277,6 +318,7 @@ static struct kunit_case metaroce_transport_cases[] = {
 	KUNIT_CASE(send_window),
 	KUNIT_CASE(rxwin_in_order),
 	KUNIT_CASE(rxwin_stale),
+	KUNIT_CASE(rxwin_ack_now),
 	KUNIT_CASE(rxwin_out_of_order),
 	KUNIT_CASE(rxwin_wrap),
 	KUNIT_CASE(rxwin_adversarial),

@@ -578,7 +578,7 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 {
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	enum mro_rx_class cls;
-	bool ack_now = false;
+	bool ack_now;
 	int n;
 
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
@@ -613,10 +613,16 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		return;
 	}
 	if (mro_rxwin_has_hole(&qp->rxwin) ||
-	    hdr->psn != qp->rxwin.base) {
+	    hdr->psn != qp->rxwin.base)
 		mro_qp_count(qp, MRO_CNT_RX_OOO, 1);
-		ack_now = true;
-	}
+	/*
+	 * A packet that opens a hole or fills one is acknowledged at once;
+	 * the packets in order past a hole keep the rhythm: the SACK of the
+	 * next ACK shows them.  Acknowledging each of those (every packet
+	 * of the RTT or two a hole lasts) cost more than the loss itself
+	 * (design.rst, session 23).
+	 */
+	ack_now = mro_rxwin_ack_now(&qp->rxwin, hdr->psn);
 
 	switch (hdr->opcode) {
 	case METAROCE_OP_SEND:

@@ -103,6 +103,13 @@ u32 mro_rxwin_skip(struct mro_rxwin *w, u32 to)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_rxwin_skip);
 
+bool mro_rxwin_ack_now(const struct mro_rxwin *w, u32 psn)
+{
+	/* highest == base without a hole: then only psn == base is in order */
+	return psn != w->highest;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_rxwin_ack_now);
+
 bool mro_rxwin_has_hole(const struct mro_rxwin *w)
 {
 	return mro_seq_after(w->highest, w->base);

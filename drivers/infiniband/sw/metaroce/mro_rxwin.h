@@ -46,6 +46,12 @@ u32 mro_rxwin_mark(struct mro_rxwin *w, u32 psn);
  * Returns the PSNs given up; 0 when @to is not after the base.
  */
 u32 mro_rxwin_skip(struct mro_rxwin *w, u32 to);
+/*
+ * Whether new @psn (not yet marked) changes the holes the sender should
+ * know of at once: it opens one (lands beyond every PSN seen) or fills one
+ * (lands before the highest).  The next PSN past a hole does neither.
+ */
+bool mro_rxwin_ack_now(const struct mro_rxwin *w, u32 psn);
 /* whether PSNs beyond base have arrived (a hole exists) */
 bool mro_rxwin_has_hole(const struct mro_rxwin *w);
 /*
