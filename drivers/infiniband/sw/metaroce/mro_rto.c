@@ -54,7 +54,7 @@ u32 mro_pto(u32 srtt, u32 rto_us)
 	if (!srtt)
 		return 0;
 	pto = max_t(u64, 2ULL * srtt, MRO_RTO_FLOOR_US);
-	return min_t(u64, pto, rto_us);
+	return pto < rto_us ? pto : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_pto);
 

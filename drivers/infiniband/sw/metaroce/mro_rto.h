@@ -34,9 +34,9 @@ u32 mro_rto_base(u32 srtt, u32 rttvar, u32 min_us, u32 initial_us);
 u64 mro_rto_backoff(u32 base_us, u32 backoff);
 
 /*
- * The tail-loss probe timeout: 2 * srtt, at least MRO_RTO_FLOOR_US, at
- * most the RTO @rto_us (the probe then goes in the RTO's place, as RACK-TLP
- * does, and the RTO follows one RTO later); 0 without an RTT sample.
+ * The tail-loss probe timeout: 2 * srtt, at least MRO_RTO_FLOOR_US; 0 when
+ * no probe is worth sending (no RTT sample, or it would not fire before
+ * the RTO @rto_us).
  */
 u32 mro_pto(u32 srtt, u32 rto_us);
 
