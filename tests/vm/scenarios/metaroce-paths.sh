@@ -85,6 +85,13 @@ since() { awk -v t0="$1" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.2f", t1 - t0 
 
 tc_clear() { tc qdisc del dev eth0 root 2>/dev/null || true; }
 
+# drop_sport PORT: drop every UDP packet leaving eth0 from source port PORT
+drop_sport() {
+    tc qdisc add dev eth0 root handle 1: prio &&
+        tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+            match ip protocol 17 0xff match ip sport "$1" 0xffff action drop
+}
+
 # dc_start NAME PORT ARGS...: a serves in the background; b starts the client in
 # the background (DC_PID) after a barrier
 dc_start() {
@@ -142,9 +149,7 @@ if [ "$ROLE" = b ]; then
     rev0=$(cnt path_revived)
     sport=$(qp_attr p3_sport)
     lab_log "black-holing path 3 (UDP source port $sport)"
-    tc qdisc add dev eth0 root handle 1: prio
-    lab_check bh1-filter tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
-        match ip protocol 17 0xff match ip sport "$sport" 0xffff action drop
+    lab_check bh1-filter drop_sport "$sport"
     t0=$(date +%s.%N)
     lab_check bh1-retired wait_for 30 gt path_retired "$ret0"
     lab_metric bh1_retire_seconds "$(since "$t0")"
@@ -221,9 +226,7 @@ if [ "$ROLE" = a ]; then
     sport=$(qp_attr p3_sport)
     rep0=$(cnt reprobes_rcvd)
     lab_log "black-holing our (the READ responder's) path 3 port $sport"
-    tc qdisc add dev eth0 root handle 1: prio
-    lab_check bh3-filter tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
-        match ip protocol 17 0xff match ip sport "$sport" 0xffff action drop
+    lab_check bh3-filter drop_sport "$sport"
     lab_barrier bh3-hole
     lab_check bh3-reprobe-rcvd wait_for 30 gt reprobes_rcvd "$rep0"
     lab_check bh3-new-return-sport attr_not p3_sport "$sport"
