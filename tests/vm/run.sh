@@ -212,10 +212,10 @@ main() {
             fi
         done
         # not the scenario's fault: a guest's virtio-net transmit queue stopped
-        # and never started again (seen three times on bookworm guests with
-        # the pair's dgram link under TCG; the guest's watchdog reports it
-        # every 5 s; stall.txt of the third showed QEMU had taken and
-        # signalled every packet, so the guest never reclaimed them); the
+        # and never started again (seen a few times, always on bookworm
+        # guests with the pair's dgram link under TCG; the guest's watchdog
+        # reports it every 5 s; every stall.txt so far shows QEMU had taken
+        # and signalled every packet, so the guest never reclaimed them); the
         # run cannot finish, so stop it now (run-all.sh retries it once)
         # (for 30 s: a vCPU starved for a few seconds must not count)
         stalled=""
