@@ -48,6 +48,21 @@ lab_metric() {
     lab_log "metric $1=$2"
 }
 
+# lab_insnprof NAME — when the VM runs with the instruction-counting plugin (run.sh with
+# LAB_INSNPROF=1: $LAB_OUT/insnprof exists), snapshot its counts as insnprof/NAME.snap and
+# wait until the snapshot is written (at most 60 s); otherwise do nothing.
+lab_insnprof() {
+    local d=$LAB_OUT/insnprof i
+    [ -d "$d" ] || return 0
+    echo "$1" >"$d/req.tmp" && mv "$d/req.tmp" "$d/req"
+    for ((i = 0; i < 600; i++)); do
+        [ -e "$d/req" ] || return 0
+        sleep 0.1
+    done
+    lab_log "insnprof: snapshot $1 not written"
+    return 1
+}
+
 # lab_retry TRIES DELAY CMD... — run CMD until it succeeds, at most TRIES times.
 lab_retry() {
     local tries=$1 delay=$2 i; shift 2

@@ -7,6 +7,8 @@
 # LAB_KERNEL, if set, is a kernel image booted instead of the image's vmlinuz + initrd.img
 # (it must have virtio, ext4 and 9p built in: no initrd is given).
 # The VM's human monitor listens on SCRATCH/NAME.mon (lib/vm-monitor.py talks to it).
+# LAB_INSNPROF=1 loads the instruction-counting plugin (lib/insnprof.c, built into the
+# cache) with its snapshots in VMDIR/insnprof (the guest's $LAB_OUT/insnprof).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/common.sh"
@@ -20,7 +22,7 @@ qemu-img create -q -f qcow2 -F raw -b "$img" "$overlay" >&2
 
 # shellcheck disable=SC2054  # commas belong to QEMU options
 args=(
-    -name "lab-$name" -nodefaults -no-user-config
+    -name "lab-$name,debug-threads=on" -nodefaults -no-user-config
     -accel tcg -cpu "${LAB_VM_CPU:-max}" -m "${LAB_VM_MEM:-2G}" -smp "${LAB_VM_SMP:-1}"
     -display none -vga none -no-reboot
     -monitor "unix:$scratch/$name.mon,server=on,wait=off"
@@ -40,6 +42,18 @@ else
 fi
 if [ -n "$netdev" ]; then
     args+=(-netdev "$netdev,id=n0" -device "virtio-net-pci,netdev=n0,mac=$mac")
+fi
+
+if [ "${LAB_INSNPROF:-0}" = 1 ]; then
+    src=$here/insnprof.c
+    so=$LAB_CACHE/insnprof-$(hash_files "$src").so
+    if [ ! -f "$so" ]; then
+        mkdir -p "$LAB_CACHE"
+        gcc -O2 -Wall -shared -fPIC -pthread -o "$so.tmp.$$" "$src" >&2
+        mv "$so.tmp.$$" "$so"
+    fi
+    mkdir -p "$vmdir/insnprof"
+    args+=(-plugin "$so,dir=$vmdir/insnprof")
 fi
 
 qemu-system-x86_64 "${args[@]}" </dev/null >"$vmdir/qemu.log" 2>&1 &

@@ -140,6 +140,8 @@ steady() {
 		irqs
 		echo "rcvd $(hw rcvd_pkts)"
 		echo "sent $(hw sent_pkts)"
+		echo "txbytes $(cat /sys/class/net/eth0/statistics/tx_bytes)"
+		echo "rxbytes $(cat /sys/class/net/eth0/statistics/rx_bytes)"
 	} >"$1"
 }
 
@@ -166,6 +168,7 @@ prof_start() {
 		done
 		sleep 1
 		steady "/tmp/lab/$1.s0"
+		lab_insnprof "$1.s0"
 		if [ -f "$LAB_FILES/ftrace" ]; then
 			ftrace_window "$win"
 		elif [ -x "$perfkit/perf" ]; then
@@ -175,7 +178,11 @@ prof_start() {
 		else
 			sleep "$win"
 		fi
+		lab_insnprof "$1.s1"
 		steady "/tmp/lab/$1.s1"
+		# the text symbols, for the instruction profile (modules move)
+		[ -d "$LAB_OUT/insnprof" ] &&
+			awk '$2 ~ /^[tT]$/' /proc/kallsyms >"$LAB_OUT/insnprof/$1.kallsyms"
 	) >/dev/null 2>&1 &
 	prof_pid=$!
 }
@@ -326,7 +333,10 @@ while read -r label kind mod params; do
 		else
 			lab_barrier "srv-$label-$name" || exit 1
 			prof_start "$label-$name" "$dur"
-			[ "$kind" = metaroce ] && qp_snap "$label $name" "$dur" &
+			# (not while counting instructions: its processes are
+			# in the profile and metaroce's only)
+			[ "$kind" = metaroce ] && [ ! -d "$LAB_OUT/insnprof" ] &&
+				qp_snap "$label $name" "$dur" &
 			lab_retry 3 2 timeout 120 "ib_$test" "${args[@]}" "$PEER_IP" >"$name.log" 2>&1
 			wait
 		fi
