@@ -197,8 +197,9 @@ static int snapshot(const char *name)
 }
 
 /*
- * The guest's request: DIR/req holds a name (the guest writes it aside and
- * renames it into place); characters outside [A-Za-z0-9._-] become '_'.
+ * The guest's request: DIR/req holds a name, written in one write(); an
+ * empty file is one not written yet.  Characters outside [A-Za-z0-9._-]
+ * become '_'.
  */
 static void *watch(void *arg)
 {
@@ -222,10 +223,15 @@ static void *watch(void *arg)
 		name[len] = 0;
 		while (len && (name[len - 1] == '\n' || name[len - 1] == ' '))
 			name[--len] = 0;
+		if (!len) {
+			/* created, not written yet */
+			nanosleep(&ms20, NULL);
+			continue;
+		}
 		for (i = 0; i < len; i++)
 			if (!strchr(ok, name[i]))
 				name[i] = '_';
-		if (snapshot(len ? name : "unnamed"))
+		if (snapshot(name))
 			fprintf(stderr, "insnprof: snapshot %s failed\n", name);
 		unlink(req);
 	}
