@@ -385,7 +385,13 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	default:
 		return;
 	}
-	mro_req_run(qp, out, 16);
+	/*
+	 * The window this ACK opened, in the softirq: a budget below what
+	 * one ACK frees (16 PSNs by the rhythm, more with window-end
+	 * requests) handed the rest to tx_work, a kworker round trip per
+	 * ACK or two (design.rst, session 24).
+	 */
+	mro_req_run(qp, out, 64);
 }
 
 enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
