@@ -10,6 +10,7 @@
 #                     [--queue BYTES] [--transports "metaroce rxe tcp"]
 #                     [--ko metaroce.ko] [--show] [--telemetry] [--cats "loss lat ..."]
 #                     [--mro-params "cc_algo=off cc_credits=0"] [--interleave]
+#                     [--insnprof]
 #
 # Defaults: --profile standard (~95 min here), --reps 3 (smoke: 1),
 # --rate auto (half the unshaped rate the first transport measures in its
@@ -30,6 +31,10 @@
 # alternating by repetition (rep 1: A B, rep 2: B A, ...; each switch
 # unloads one module and loads the next), so that pairs compare on the same
 # host load; the report adds per-pair ratios (run-interleaved/).
+# --insnprof: count the guests' executed instructions (QEMU plugin,
+# tests/vm/README.md): every bandwidth sample also gets kernel_insns, the
+# kernel instructions both VMs executed during it, and the report their
+# figure per GiB beside the sampled kernel CPU time.
 set -euo pipefail
 # One function, parsed before it runs: editing this file while a benchmark
 # runs cannot break that run.
@@ -56,6 +61,7 @@ main() {
 		--cats) cats=$2; shift 2 ;;
 		--mro-params) mro_params=$2; shift 2 ;;
 		--interleave) interleave=1; shift ;;
+		--insnprof) export LAB_INSNPROF=1; shift ;;
 		-h|--help) sed -n '4,/^set -e/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 		esac

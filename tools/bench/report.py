@@ -286,9 +286,16 @@ def kernel_per_gib(pts):
                  if s.get('rx_wire_bytes') and not s.get('error')])
 
 
+def insns_per_gib(pts):
+    """guest kernel instructions (both VMs, bench.sh --insnprof) per GiB, in millions"""
+    return stat([s['kernel_insns'] / 1e6 / (s['rx_wire_bytes'] / 2 ** 30) for s in pts
+                 if s.get('kernel_insns') and s.get('rx_wire_bytes') and not s.get('error')])
+
+
 def section_cpu_ceiling(samples, trs):
     """kernel CPU per GiB at each emulator-ceiling point (issue 5: <= rxe at all four)"""
     rows = []
+    with_insns = False
     for t in ('write_bw', 'send_bw'):
         for sz in (65536, 4096):
             cells = {tr: kernel_per_gib(select(samples, transport=tr, cat='ceiling',
@@ -297,12 +304,25 @@ def section_cpu_ceiling(samples, trs):
                 continue
             r = ['%s %d KiB' % (t.split('_')[0].upper(), sz // 1024)]
             r += [fmt(cells[tr], nd=0) for tr in trs]
-            if 'rxe' in trs and 'metaroce' in trs:
+            both = 'rxe' in trs and 'metaroce' in trs
+            if both:
                 r.append(ratio(cells['metaroce'], cells['rxe']))
+            ins = {tr: insns_per_gib(select(samples, transport=tr, cat='ceiling',
+                                            test=t, size=sz)) for tr in trs}
+            if any(ins.values()):
+                with_insns = True
+                r += [fmt(ins[tr], nd=0) for tr in trs]
+                if both:
+                    r.append(ratio(ins['metaroce'], ins['rxe']))
             rows.append(r)
     head = ['ceiling point'] + ['%s kernel CPU s / GiB' % NAMES[tr] for tr in trs]
     if 'rxe' in trs and 'metaroce' in trs:
         head.append('metaroce / rxe')
+    if with_insns:
+        head += ['%s kernel M insns / GiB' % NAMES[tr] for tr in trs]
+        if 'rxe' in trs and 'metaroce' in trs:
+            head.append('insns metaroce / rxe')
+        rows = [r + [''] * (len(head) - len(r)) for r in rows]
     return table(head, rows)
 
 
@@ -326,11 +346,14 @@ def section_pairs(samples, trs):
         label = point_label({k: v for k, v in zip(PAIR_KEYS, key)
                              if k not in ('boot', 'rep') and v is not None})
         g = m['goodput_MiBps'] / r['goodput_MiBps']
-        c = None
+        c = i = None
         km, kr = kernel_per_gib([m]), kernel_per_gib([r])
         if km and kr and kr[0]:
             c = km[0] / kr[0]
-        points.setdefault(label, []).append((key[0], g, c))
+        im, ir = insns_per_gib([m]), insns_per_gib([r])
+        if im and ir and ir[0]:
+            i = im[0] / ir[0]
+        points.setdefault(label, []).append((key[0], g, c, i))
 
     def each(prs, i):	# the pairs in run order, boots apart
         boots = {}
@@ -342,13 +365,19 @@ def section_pairs(samples, trs):
     if not points:
         return None	# no point that both transports ran
     rows = []
+    insns = any(p[3] is not None for prs in points.values() for p in prs)
     for label, prs in sorted(points.items()):
         gs = [p[1] for p in prs]
         cs = [p[2] for p in prs if p[2] is not None]
-        rows.append([label, str(len(prs)), fmt(stat(gs)), each(prs, 1), fmt(stat(cs)),
-                     each(prs, 2)])
-    return table(['point', 'pairs', 'goodput metaroce / rxe', 'each pair (boots split by /)',
-                  'kernel CPU per GiB metaroce / rxe', 'each pair'], rows)
+        r = [label, str(len(prs)), fmt(stat(gs)), each(prs, 1), fmt(stat(cs)), each(prs, 2)]
+        if insns:
+            r += [fmt(stat([p[3] for p in prs if p[3] is not None])), each(prs, 3)]
+        rows.append(r)
+    head = ['point', 'pairs', 'goodput metaroce / rxe', 'each pair (boots split by /)',
+            'kernel CPU per GiB metaroce / rxe', 'each pair']
+    if insns:
+        head += ['kernel instructions per GiB metaroce / rxe', 'each pair']
+    return table(head, rows)
 
 
 def section_mem(samples, trs):
@@ -437,7 +466,13 @@ SECTIONS = [
     ({'cat': 'ceiling'},
      '\n## CPU cost at the emulator ceiling: kernel CPU seconds (both VMs) per GiB\n\n'
      'The same figure around each unshaped, lossless point (issue 5 asks '
-     'metaroce <= rxe at all four).\n\n', section_cpu_ceiling),
+     'metaroce <= rxe at all four).  With `bench.sh --insnprof`, also the '
+     'kernel instructions both guests executed per GiB (a QEMU plugin '
+     'counts them: they count work, not time, so unlike the CPU time '
+     '/proc/stat samples under TCG they do not depend on how much of the '
+     'host each vCPU got, but per-second costs such as timer ticks weigh '
+     'more per GiB in a slow sample; see tests/vm/README.md).\n\n',
+     section_cpu_ceiling),
     ({'interleaved': 1},
      '\n## Interleaved pairs: metaroce / rxe in one boot\n\n'
      '`bench.sh --interleave` ran both transports in one boot, alternating by '

@@ -35,10 +35,11 @@ rows_json() {
 }
 
 # snap_delta "BEFORE" "AFTER": seconds busy_s kernel_s rx_bytes wire_drops
+# kernel_insns
 snap_delta() {
 	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y)
-		printf "%.3f %.2f %.2f %d %d\n", y[1] - x[1], (y[2] - x[2]) / 100, (y[3] - x[3]) / 100,
-			y[4] - x[4], y[5] - x[5] }'
+		printf "%.3f %.2f %.2f %d %d %.0f\n", y[1] - x[1], (y[2] - x[2]) / 100,
+			(y[3] - x[3]) / 100, y[4] - x[4], y[5] - x[5], y[6] - x[6] }'
 }
 
 # bw_client TEST SIZE QPS DUR: run the client side, print its output
@@ -131,6 +132,7 @@ point_bw() {
 		{goodput_MiBps: ($bw | tonumber? // null), goodput_from: (if $bw == "" then null else $src end),
 		 error: (if $err == "" then null else $err end),
 		 wall_s: $b[0], cpu_busy_s: ($a[1] + $b[1]), cpu_kernel_s: ($a[2] + $b[2]),
+		 kernel_insns: (if ($a[5] // 0) > 0 and ($b[5] // 0) > 0 then $a[5] + $b[5] else null end),
 		 rx_wire_bytes: (if $rd then $b[3] else $a[3] end), server_tail: $srv,
 		 wire_drops_data: (if $rd then $a[4] else $b[4] end),
 		 wire_drops_back: (if $rd then $b[4] else $a[4] end),

@@ -65,13 +65,30 @@ bench_down() {
 	modprobe -r "$mod"
 }
 
-# bench_snap: "UPTIME BUSY_JIFFIES KERNEL_JIFFIES RX_DATA_BYTES WIRE_DROPS"
-# of this VM (WIRE_DROPS: wire_drops, its egress)
+# bench_snap: "UPTIME BUSY_JIFFIES KERNEL_JIFFIES RX_DATA_BYTES WIRE_DROPS
+# KERNEL_INSNS USER_INSNS" of this VM (WIRE_DROPS: wire_drops, its egress;
+# the instruction counts of the lab's insnprof plugin, bench.sh --insnprof,
+# else 0 0)
 bench_snap() {
 	local up busy kern
 	up=$(cut -d' ' -f1 /proc/uptime)
 	read -r busy kern < <(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $4 + $7 + $8 }' /proc/stat)
-	echo "$up $busy $kern $(wire_rx_bytes) $(wire_drops)"
+	echo "$up $busy $kern $(wire_rx_bytes) $(wire_drops) $(bench_insns)"
+}
+
+# bench_insns: "KERNEL USER" instructions this VM executed so far (0 0
+# without the plugin)
+bench_insns() {
+	local name=t-$BASHPID-$RANDOM k=0 u=0 key v _
+	if [ -d "$LAB_OUT/insnprof" ] && lab_insnprof "$name"; then
+		while read -r key v _; do
+			case $key in
+			kernel) k=$v ;;
+			user) u=$v ;;
+			esac
+		done <"$LAB_OUT/insnprof/$name.snap"
+	fi
+	echo "$k $u"
 }
 
 # srv_start NAME CMD...: run CMD in the background (its own session), log in

@@ -34,6 +34,8 @@ def load_snap(path):
             if p[0] == 'user':
                 user = int(p[1])
                 continue
+            if p[0] == 'kernel':
+                continue
             if p[0] == 'time':
                 host['time'] = float(p[1])
                 continue

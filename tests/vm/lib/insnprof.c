@@ -12,8 +12,9 @@
  *
  * Use: qemu-system-x86_64 ... -plugin insnprof.so,dir=DIR
  * The guest asks for a snapshot by creating DIR/req (shared over 9p) with
- * a name in it; the plugin writes DIR/NAME.snap (first line "user N",
- * then "vaddr ninsns count" per kernel block executed at least once) and
+ * a name in it; the plugin writes DIR/NAME.snap (lines "user N" and
+ * "kernel N", then "vaddr ninsns count" per kernel block executed at
+ * least once; a NAME starting with "t-" gets the totals only) and
  * removes DIR/req when the snapshot is complete.  The snapshot also has
  * "time SECONDS" (host monotonic clock), "ticks HZ" and one "task TID COMM
  * UTIME STIME" line per QEMU thread (host CPU time in ticks: the vCPU
@@ -165,9 +166,12 @@ static void tasks(FILE *out)
 	closedir(d);
 }
 
+/* a name starting "t-" asks for the totals and QEMU's threads only */
 static int snapshot(const char *name)
 {
 	uint64_t n = __atomic_load_n(&nblocks, __ATOMIC_ACQUIRE), i;
+	int blocks = strncmp(name, "t-", 2) != 0;
+	uint64_t kernel = 0;
 	char path[8192], tmp[8300];
 	struct timespec now;
 	FILE *f;
@@ -178,12 +182,18 @@ static int snapshot(const char *name)
 	if (!f)
 		return -errno;
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (i = 0; i < n; i++) {
+		struct block *b = &chunks[i / CHUNK_BLOCKS][i % CHUNK_BLOCKS];
+
+		kernel += b->ninsns * __atomic_load_n(&b->count, __ATOMIC_RELAXED);
+	}
 	fprintf(f, "user %" PRIu64 "\n",
 		__atomic_load_n(&user_insns, __ATOMIC_RELAXED));
+	fprintf(f, "kernel %" PRIu64 "\n", kernel);
 	fprintf(f, "time %lld.%09ld\n", (long long)now.tv_sec, now.tv_nsec);
 	fprintf(f, "ticks %ld\n", sysconf(_SC_CLK_TCK));
 	tasks(f);
-	for (i = 0; i < n; i++) {
+	for (i = 0; blocks && i < n; i++) {
 		struct block *b = &chunks[i / CHUNK_BLOCKS][i % CHUNK_BLOCKS];
 		uint64_t c = __atomic_load_n(&b->count, __ATOMIC_RELAXED);
 
