@@ -281,34 +281,38 @@ def section_cpu(samples, trs):
     return table(['transport', 'kernel CPU s / GiB', 'all CPU s / GiB', 'samples'], rows)
 
 
+def per_gib(pts, key, scale=1):
+    """stat of sample field KEY / SCALE per GiB of wire data, over the samples that have it"""
+    return stat([s[key] / scale / (s['rx_wire_bytes'] / 2 ** 30) for s in pts
+                 if s.get(key) is not None and s.get('rx_wire_bytes') and not s.get('error')])
+
+
 def kernel_per_gib(pts):
-    return stat([s['cpu_kernel_s'] / (s['rx_wire_bytes'] / 2 ** 30) for s in pts
-                 if s.get('rx_wire_bytes') and not s.get('error')])
+    return per_gib(pts, 'cpu_kernel_s')
 
 
 def insns_per_gib(pts):
     """guest kernel instructions (both VMs, bench.sh --insnprof) per GiB, in millions"""
-    return stat([s['kernel_insns'] / 1e6 / (s['rx_wire_bytes'] / 2 ** 30) for s in pts
-                 if s.get('kernel_insns') and s.get('rx_wire_bytes') and not s.get('error')])
+    return per_gib(pts, 'kernel_insns', 1e6)
 
 
 def section_cpu_ceiling(samples, trs):
     """kernel CPU per GiB at each emulator-ceiling point (issue 5: <= rxe at all four)"""
     rows = []
     with_insns = False
+    both = 'rxe' in trs and 'metaroce' in trs
     for t in ('write_bw', 'send_bw'):
         for sz in (65536, 4096):
-            cells = {tr: kernel_per_gib(select(samples, transport=tr, cat='ceiling',
-                                               test=t, size=sz)) for tr in trs}
+            pts = {tr: select(samples, transport=tr, cat='ceiling', test=t, size=sz)
+                   for tr in trs}
+            cells = {tr: kernel_per_gib(pts[tr]) for tr in trs}
             if not any(cells.values()):
                 continue
             r = ['%s %d KiB' % (t.split('_')[0].upper(), sz // 1024)]
             r += [fmt(cells[tr], nd=0) for tr in trs]
-            both = 'rxe' in trs and 'metaroce' in trs
             if both:
                 r.append(ratio(cells['metaroce'], cells['rxe']))
-            ins = {tr: insns_per_gib(select(samples, transport=tr, cat='ceiling',
-                                            test=t, size=sz)) for tr in trs}
+            ins = {tr: insns_per_gib(pts[tr]) for tr in trs}
             if any(ins.values()):
                 with_insns = True
                 r += [fmt(ins[tr], nd=0) for tr in trs]
@@ -316,11 +320,11 @@ def section_cpu_ceiling(samples, trs):
                     r.append(ratio(ins['metaroce'], ins['rxe']))
             rows.append(r)
     head = ['ceiling point'] + ['%s kernel CPU s / GiB' % NAMES[tr] for tr in trs]
-    if 'rxe' in trs and 'metaroce' in trs:
+    if both:
         head.append('metaroce / rxe')
     if with_insns:
         head += ['%s kernel M insns / GiB' % NAMES[tr] for tr in trs]
-        if 'rxe' in trs and 'metaroce' in trs:
+        if both:
             head.append('insns metaroce / rxe')
         rows = [r + [''] * (len(head) - len(r)) for r in rows]
     return table(head, rows)

@@ -6,15 +6,16 @@
  *
  * Under TCG, perf in the guest cannot profile (cpu-clock lands in the idle
  * loop) and /proc/stat CPU time is sampled and depends on the host's load.
- * Instruction counts do not: the same work executes the same instructions
- * whatever the host does.  A string instruction with a rep prefix counts
+ * The same work executes the same instructions whatever the host does
+ * (per-second costs such as timer ticks still weigh more in a slow
+ * window; tests/vm/README.md).  A string instruction with a rep prefix counts
  * once per iteration (TCG runs each iteration as its own block).
  *
  * Use: qemu-system-x86_64 ... -plugin insnprof.so,dir=DIR
  * The guest asks for a snapshot by creating DIR/req (shared over 9p) with
- * a name in it; the plugin writes DIR/NAME.snap (lines "user N" and
- * "kernel N", then "vaddr ninsns count" per kernel block executed at
- * least once; a NAME starting with "t-" gets the totals only) and
+ * a name in it; the plugin writes DIR/NAME.snap (a line "user N", then
+ * "vaddr ninsns count" per kernel block executed at least once, then
+ * "kernel N", their sum; a NAME starting with "t-" gets no block lines) and
  * removes DIR/req when the snapshot is complete.  The snapshot also has
  * "time SECONDS" (host monotonic clock), "ticks HZ" and one "task TID COMM
  * UTIME STIME" line per QEMU thread (host CPU time in ticks: the vCPU
@@ -69,34 +70,33 @@ struct block {
 #define MAX_CHUNKS 4096
 
 static struct block *chunks[MAX_CHUNKS];
-static uint64_t nblocks;		/* published with release stores */
+static uint64_t nblocks;		/* published with a release store */
 static uint64_t user_insns;
 static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
 static char dir[4096];
 
-static struct block *block_new(void)
+/*
+ * A block for this translation, filled and published under the lock; NULL
+ * when out of room (the block goes uncounted).
+ */
+static struct block *block_add(uint64_t vaddr, uint64_t ninsns)
 {
 	struct block *b = NULL;
-	uint64_t n;
+	uint64_t n, c;
 
 	pthread_mutex_lock(&add_lock);
 	n = nblocks;
-	if (n / CHUNK_BLOCKS < MAX_CHUNKS) {
-		if (!chunks[n / CHUNK_BLOCKS])
-			chunks[n / CHUNK_BLOCKS] =
-				calloc(CHUNK_BLOCKS, sizeof(struct block));
-		if (chunks[n / CHUNK_BLOCKS])
-			b = &chunks[n / CHUNK_BLOCKS][n % CHUNK_BLOCKS];
+	c = n / CHUNK_BLOCKS;
+	if (c < MAX_CHUNKS && !chunks[c])
+		chunks[c] = calloc(CHUNK_BLOCKS, sizeof(struct block));
+	if (c < MAX_CHUNKS && chunks[c]) {
+		b = &chunks[c][n % CHUNK_BLOCKS];
+		b->vaddr = vaddr;
+		b->ninsns = ninsns;
+		__atomic_store_n(&nblocks, n + 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&add_lock);
 	return b;
-}
-
-static void block_publish(void)
-{
-	pthread_mutex_lock(&add_lock);
-	__atomic_store_n(&nblocks, nblocks + 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&add_lock);
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -111,14 +111,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 							 &user_insns, n);
 		return;
 	}
-	b = block_new();
-	if (!b)
-		return;		/* out of room: this block goes uncounted */
-	b->vaddr = vaddr;
-	b->ninsns = n;
-	qemu_plugin_register_vcpu_tb_exec_inline(tb, PLUGIN_OP_ADD_U64,
-						 &b->count, 1);
-	block_publish();
+	b = block_add(vaddr, n);
+	if (b)
+		qemu_plugin_register_vcpu_tb_exec_inline(tb, PLUGIN_OP_ADD_U64,
+							 &b->count, 1);
 }
 
 /*
@@ -182,25 +178,21 @@ static int snapshot(const char *name)
 	if (!f)
 		return -errno;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	for (i = 0; i < n; i++) {
-		struct block *b = &chunks[i / CHUNK_BLOCKS][i % CHUNK_BLOCKS];
-
-		kernel += b->ninsns * __atomic_load_n(&b->count, __ATOMIC_RELAXED);
-	}
 	fprintf(f, "user %" PRIu64 "\n",
 		__atomic_load_n(&user_insns, __ATOMIC_RELAXED));
-	fprintf(f, "kernel %" PRIu64 "\n", kernel);
 	fprintf(f, "time %lld.%09ld\n", (long long)now.tv_sec, now.tv_nsec);
 	fprintf(f, "ticks %ld\n", sysconf(_SC_CLK_TCK));
 	tasks(f);
-	for (i = 0; blocks && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		struct block *b = &chunks[i / CHUNK_BLOCKS][i % CHUNK_BLOCKS];
 		uint64_t c = __atomic_load_n(&b->count, __ATOMIC_RELAXED);
 
-		if (c)
+		kernel += b->ninsns * c;
+		if (blocks && c)
 			fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
 				b->vaddr, b->ninsns, c);
 	}
+	fprintf(f, "kernel %" PRIu64 "\n", kernel);
 	if (fclose(f))
 		return -errno;
 	return rename(tmp, path) ? -errno : 0;
