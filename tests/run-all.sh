@@ -268,6 +268,7 @@ fail_details() {
         d=${j#"$OUT"/}
         jq -r --arg d "${d%/summary.json}" '.vms[]? |
             (select(.error) | "WHY \($d)/\(.vm): \(.error)"),
+            (select(.exit_detail) | "WHY \($d)/\(.vm): \(.exit_detail)"),
             (.checks[]? | select(.ok | not) | (.detail | gsub("\n"; " | ")) as $t |
                 "WHY \($d) \(.name): \(if ($t | length) > 400
                     then $t[0:120] + " [...] " + $t[-280:] else $t end)")' \

@@ -271,7 +271,7 @@ main() {
         jq -r --arg vm "$vm" '.checks[] | "\(if .ok then "PASS" else "FAIL" end) \($vm)/\(.name)"' "$r"
         jq -r --arg vm "$vm" '.metrics // {} | to_entries[] | "METRIC \($vm)/\(.key)=\(.value)"' "$r"
         st=$(jq -r .status "$r")
-        echo "VM $vm: $st (exit_code $(jq -r .exit_code "$r"), $(jq '.checks | length' "$r") checks)$(jq -r '.error // "" | if . == "" then "" else ": " + . end' "$r")"
+        echo "VM $vm: $st (exit_code $(jq -r .exit_code "$r"), $(jq '.checks | length' "$r") checks)$(jq -r '.error // .exit_detail // "" | if . == "" then "" else ": " + . end' "$r")"
         [ "$st" = pass ] || rc=1
     done
     jq -s --arg dist "$dist" --arg s "$name" --argjson wall "$wall" \

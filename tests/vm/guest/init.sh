@@ -43,19 +43,46 @@ echo "lab: vm=$LAB_VM role=${ROLE:-} ip=${MY_IP:-} kernel=$(uname -r) boot=$(cut
 cd "$LAB_WORK" || exit 1
 timeout -k 10 "$LAB_TIMEOUT" bash "$LAB_IN/scenario.sh" </dev/null 2>&1 | tee "$LAB_OUT/scenario.log" >/dev/console
 rc=${PIPESTATUS[0]}
-[ "$rc" = 124 ] && echo "lab: scenario timed out after ${LAB_TIMEOUT}s" | tee -a "$LAB_OUT/scenario.log" >/dev/console
+why="" left=""
+if [ "$rc" = 124 ]; then
+    echo "lab: scenario timed out after ${LAB_TIMEOUT}s" | tee -a "$LAB_OUT/scenario.log" >/dev/console
+    # what was still running, and where it waited: the scenario's children
+    # outlive it; blocked tasks' kernel stacks go to dmesg too (sysrq w)
+    {
+        echo "# processes when the scenario timed out after ${LAB_TIMEOUT}s"
+        ps -eo pid,ppid,stat,etimes,wchan:32,args
+        for p in /proc/[0-9]*; do
+            [ "$(awk '{print $3}' "$p/stat" 2>/dev/null)" = D ] || continue
+            echo "# ${p#/proc/} ($(cat "$p/comm")), uninterruptible:"
+            cat "$p/stack"
+        done
+    } >"$LAB_OUT/timeout-state.txt" 2>&1
+    echo 1 >/proc/sys/kernel/sysrq
+    echo w >/proc/sysrq-trigger
+    # (kernel threads, this harness, udev and this pipeline left out)
+    left=$(ps -eo args= | grep -vE '^\[|init|udevd|^(ps|sort|uniq|head|awk|paste|grep) ' |
+        sort | uniq -c | sort -rn | head -n 4 | awk '{$1 = $1; print}' | paste -sd ';' -)
+    why="scenario timed out after ${LAB_TIMEOUT}s"
+elif [ "$rc" != 0 ]; then
+    why="scenario exited $rc"
+fi
+if [ -n "$why" ]; then
+    last=$(tail -n 1 "$LAB_OUT/checks.jsonl" | jq -r '.name // empty' 2>/dev/null)
+    why="$why after check ${last:-(none)}${left:+; still running: $left}; see scenario.log${left:+, timeout-state.txt}"
+fi
 
 dmesg >"$LAB_OUT/dmesg.txt" 2>&1
 jq -n \
     --arg vm "$LAB_VM" --arg scenario "$LAB_SCENARIO" --arg topology "$LAB_TOPOLOGY" \
     --arg dist "${LAB_DIST:-}" --arg kernel "$(uname -r)" --argjson rc "$rc" \
-    --argjson duration "$(( $(date +%s) - t0 ))" \
+    --argjson duration "$(( $(date +%s) - t0 ))" --arg why "$why" \
     --slurpfile checks "$LAB_OUT/checks.jsonl" --slurpfile metrics "$LAB_OUT/metrics.jsonl" '
     ($checks | all(.ok)) as $allok |
     {vm: $vm, scenario: $scenario, topology: $topology, dist: $dist, kernel: $kernel,
      status: (if $rc == 0 and $allok then "pass" else "fail" end),
      exit_code: $rc, duration_s: $duration,
      checks: $checks,
+     exit_detail: (if $why == "" then null else $why end),
      metrics: (reduce $metrics[] as $m ({}; .[$m.name] = $m.value))}' \
     >"$LAB_OUT/result.json.tmp" && mv "$LAB_OUT/result.json.tmp" "$LAB_OUT/result.json"
 echo "lab: scenario exit $rc, result $(jq -r .status "$LAB_OUT/result.json" 2>/dev/null || echo missing)" >/dev/console

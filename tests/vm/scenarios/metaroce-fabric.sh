@@ -145,9 +145,11 @@ bw_run() {
     ip netns exec h2 timeout "$T" ib_write_bw -d mr2 -x "$G2" -q 4 -s 65536 -D "$secs" -F \
         >"$LAB_WORK/$name-server.out" 2>&1 &
     SRV=$!
-    sleep 2
-    lab_retry 30 2 ip netns exec h1 timeout "$T" ib_write_bw -d mr1 -x "$G1" -q 4 -s 65536 \
-        -D "$secs" -F 10.1.2.2 >"$LAB_WORK/$name-client.out" 2>&1 &
+    # the client runs once: a retried transfer would hide a failed one (and
+    # 30 retries of a hung one outlast the scenario's timeout)
+    mro_wait_listen h2 18515 >"$LAB_WORK/$name-client.out"
+    ip netns exec h1 timeout "$T" ib_write_bw -d mr1 -x "$G1" -q 4 -s 65536 \
+        -D "$secs" -F 10.1.2.2 >>"$LAB_WORK/$name-client.out" 2>&1 &
     CLI=$!
 }
 

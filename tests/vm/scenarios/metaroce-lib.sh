@@ -133,6 +133,17 @@ mro_dmesg_clean() {
     return $rc
 }
 
+# mro_wait_listen NS PORT [SECONDS]: until something listens on TCP PORT in
+# network namespace NS (a perftest server is ready for its client); at most
+# SECONDS (60)
+mro_wait_listen() {
+    local end=$((SECONDS + ${3:-60}))
+    until ip netns exec "$1" ss -Htln "sport = :$2" | grep -q .; do
+        [ $SECONDS -ge $end ] && { echo "nothing listens on $1 port $2"; return 1; }
+        sleep 0.2
+    done
+}
+
 # mro_run_or_dump SECONDS CMD...: run CMD; if it is still running after
 # SECONDS, dump the blocked tasks to the kernel log (for the console) and
 # fail
