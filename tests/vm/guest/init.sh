@@ -40,35 +40,47 @@ if [ -n "${MY_IP:-}" ]; then
 fi
 echo "lab: vm=$LAB_VM role=${ROLE:-} ip=${MY_IP:-} kernel=$(uname -r) boot=$(cut -d' ' -f1 /proc/uptime)s" >/dev/console
 
+# timeout_state: what runs and where it waits, kernel stacks of blocked
+# tasks (also into dmesg by sysrq w); the summary of the scenario's
+# processes (kernel threads, this harness, udev and this pipeline left
+# out) goes to $LAB_OUT/timeout-left
+timeout_state() {
+    local p
+    echo "# processes ${LAB_TIMEOUT}s minus $((LAB_TIMEOUT - t_dump))s into the scenario"
+    ps -eo pid,ppid,stat,etimes,wchan:32,args
+    for p in /proc/[0-9]*; do
+        [ "$(awk '{print $3}' "$p/stat" 2>/dev/null)" = D ] || continue
+        echo "# ${p#/proc/} ($(cat "$p/comm")), uninterruptible:"
+        cat "$p/stack"
+    done
+    echo 1 >/proc/sys/kernel/sysrq
+    echo w >/proc/sysrq-trigger
+    ps -eo args= | grep -vE '^\[|init|udevd|timeout -k|tee /lab|^(ps|sort|uniq|head|awk|paste|grep|sleep)( |$)' |
+        sort | uniq -c | sort -rn | head -n 4 | awk '{$1 = $1; print}' |
+        paste -sd ';' - >"$LAB_OUT/timeout-left"
+}
+
 cd "$LAB_WORK" || exit 1
+# the timeout kills the scenario's whole process group: the state is taken
+# shortly before, while it still runs
+t_dump=$(( LAB_TIMEOUT > 60 ? LAB_TIMEOUT - 20 : LAB_TIMEOUT * 2 / 3 ))
+( sleep "$t_dump" && timeout_state >"$LAB_OUT/timeout-state.txt" 2>&1 ) &
+watcher=$!
 timeout -k 10 "$LAB_TIMEOUT" bash "$LAB_IN/scenario.sh" </dev/null 2>&1 | tee "$LAB_OUT/scenario.log" >/dev/console
 rc=${PIPESTATUS[0]}
+pkill -P "$watcher" sleep 2>/dev/null
+kill "$watcher" 2>/dev/null
 why="" left=""
 if [ "$rc" = 124 ]; then
     echo "lab: scenario timed out after ${LAB_TIMEOUT}s" | tee -a "$LAB_OUT/scenario.log" >/dev/console
-    # what was still running, and where it waited: the scenario's children
-    # outlive it; blocked tasks' kernel stacks go to dmesg too (sysrq w)
-    {
-        echo "# processes when the scenario timed out after ${LAB_TIMEOUT}s"
-        ps -eo pid,ppid,stat,etimes,wchan:32,args
-        for p in /proc/[0-9]*; do
-            [ "$(awk '{print $3}' "$p/stat" 2>/dev/null)" = D ] || continue
-            echo "# ${p#/proc/} ($(cat "$p/comm")), uninterruptible:"
-            cat "$p/stack"
-        done
-    } >"$LAB_OUT/timeout-state.txt" 2>&1
-    echo 1 >/proc/sys/kernel/sysrq
-    echo w >/proc/sysrq-trigger
-    # (kernel threads, this harness, udev and this pipeline left out)
-    left=$(ps -eo args= | grep -vE '^\[|init|udevd|^(ps|sort|uniq|head|awk|paste|grep) ' |
-        sort | uniq -c | sort -rn | head -n 4 | awk '{$1 = $1; print}' | paste -sd ';' -)
+    left=$(cat "$LAB_OUT/timeout-left" 2>/dev/null)
     why="scenario timed out after ${LAB_TIMEOUT}s"
 elif [ "$rc" != 0 ]; then
     why="scenario exited $rc"
 fi
 if [ -n "$why" ]; then
     last=$(tail -n 1 "$LAB_OUT/checks.jsonl" | jq -r '.name // empty' 2>/dev/null)
-    why="$why after check ${last:-(none)}${left:+; still running: $left}; see scenario.log${left:+, timeout-state.txt}"
+    why="$why after check ${last:-(none)}${left:+; running $((LAB_TIMEOUT - t_dump))s before: $left}; see scenario.log${left:+, timeout-state.txt}"
 fi
 
 dmesg >"$LAB_OUT/dmesg.txt" 2>&1

@@ -127,9 +127,10 @@ G1=$(lab_gid_index mr1); G2=$(lab_gid_index mr2)
 ip netns exec h2 timeout "$T" ib_write_bw -d mr2 -x "$G2" -q 2 -s 65536 -D 60 -F \
     >"$LAB_WORK/bw-server.out" 2>&1 &
 srv=$!
-sleep 2
-lab_retry 30 2 ip netns exec h1 timeout "$T" ib_write_bw -d mr1 -x "$G1" -q 2 -s 65536 -D 60 \
-    -F 10.98.0.2 >"$LAB_WORK/bw-client.out" 2>&1 &
+# one client run (a retried one would hide a failed transfer)
+mro_wait_listen h2 18515 >"$LAB_WORK/bw-client.out"
+ip netns exec h1 timeout "$T" ib_write_bw -d mr1 -x "$G1" -q 2 -s 65536 -D 60 \
+    -F 10.98.0.2 >>"$LAB_WORK/bw-client.out" 2>&1 &
 cli=$!
 lab_check bw-qps-up wait_qps mr2 2
 q2=$(live_qps mr2 lqpn); r2=$(live_qps mr2 rqpn)
