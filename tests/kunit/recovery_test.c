@@ -522,6 +522,97 @@ static void loss_counted_once(struct kunit *test)
 }
 
 /*
+ * A path whose way back drops everything while its way out works: its
+ * packets arrive (other paths' ACKs say so) but the ACKs the peer sends
+ * on it for the rhythm's PSNs never come.  Owed echoes overdue by the
+ * wait are lost; MRO_RETIRE_ECHO_MISSES in a row retire the path, an
+ * echo in between starts the count again, and no more than half the
+ * paths retire.
+ */
+static void echo_owed_retires(struct kunit *test)
+{
+	u32 now = 0xfffff000U, wait = 1000, seq;
+	struct mro_pathset ps;
+	u16 i, p;
+
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 4, 5, GFP_KERNEL), 0);
+	/* an echo that came first: nothing owed */
+	seq = ps.path[1].next_seq++;
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 1, seq, now, now));
+	mro_path_echo_owed(&ps, 1, seq, now);
+	KUNIT_EXPECT_FALSE(test, ps.path[1].echo_owed);
+	KUNIT_EXPECT_EQ(test, ps.owed, 0);
+	/* owed, then echoed in time: not lost */
+	seq = ps.path[1].next_seq++;
+	mro_path_echo_owed(&ps, 1, seq, now);
+	KUNIT_EXPECT_EQ(test, ps.owed, 1);
+	KUNIT_EXPECT_FALSE(test, mro_path_echo_overdue(&ps, 1, now + wait,
+						       wait));
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 1, seq, now, now + wait));
+	KUNIT_EXPECT_EQ(test, ps.owed, 0);
+	KUNIT_EXPECT_FALSE(test, mro_path_echo_overdue(&ps, 1, now + 9 * wait,
+						       wait));
+	KUNIT_EXPECT_EQ(test, ps.path[1].echo_lost, 0ULL);
+	/* one owed at a time: a second waits for the first's verdict */
+	mro_path_echo_owed(&ps, 1, ps.path[1].next_seq++, now);
+	mro_path_echo_owed(&ps, 1, ps.path[1].next_seq++, now + 10);
+	KUNIT_EXPECT_EQ(test, ps.path[1].echo_owed_us, now);
+	KUNIT_EXPECT_EQ(test, ps.owed, 1);
+	/* lost twice (across the clock's wrap), then an echo: count again */
+	for (i = 0; i < MRO_RETIRE_ECHO_MISSES - 1; i++) {
+		mro_path_echo_owed(&ps, 1, ps.path[1].next_seq++, now);
+		now += wait + 1;
+		KUNIT_EXPECT_FALSE(test, mro_path_echo_overdue(&ps, 1, now,
+							       wait));
+	}
+	KUNIT_EXPECT_EQ(test, ps.path[1].echo_lost,
+			(u64)MRO_RETIRE_ECHO_MISSES - 1);
+	seq = ps.path[1].next_seq++;
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 1, seq, now, now));
+	KUNIT_EXPECT_EQ(test, ps.path[1].echo_misses, 0);
+	/* then lost in a row: the last one retires it */
+	for (i = 0; i < MRO_RETIRE_ECHO_MISSES; i++) {
+		mro_path_echo_owed(&ps, 1, ps.path[1].next_seq++, now);
+		now += wait + 1;
+		KUNIT_EXPECT_EQ(test, mro_path_echo_overdue(&ps, 1, now, wait),
+				i == MRO_RETIRE_ECHO_MISSES - 1);
+	}
+	mro_path_retire(&ps, 1, now, 0);
+	KUNIT_EXPECT_EQ(test, ps.owed, 0);
+	/* a retired path owes nothing */
+	mro_path_echo_owed(&ps, 1, ps.path[1].next_seq++, now);
+	KUNIT_EXPECT_FALSE(test, ps.path[1].echo_owed);
+	/* retiring clears what was owed (the count stays right) */
+	mro_path_echo_owed(&ps, 2, ps.path[2].next_seq++, now);
+	mro_path_echo_owed(&ps, 3, ps.path[3].next_seq++, now);
+	KUNIT_EXPECT_EQ(test, ps.owed, 2);
+	/* half the paths stay: path 2 may go, path 3 then may not */
+	for (p = 2; p <= 3; p++) {
+		for (i = 0; i < MRO_RETIRE_ECHO_MISSES; i++) {
+			if (i)
+				mro_path_echo_owed(&ps, p,
+						   ps.path[p].next_seq++, now);
+			now += wait + 1;
+			KUNIT_EXPECT_EQ(test,
+					mro_path_echo_overdue(&ps, p, now,
+							      wait),
+					p == 2 && i == MRO_RETIRE_ECHO_MISSES - 1);
+		}
+		if (p == 2)
+			mro_path_retire(&ps, 2, now, 0);
+	}
+	KUNIT_EXPECT_EQ(test, ps.path[3].state, MRO_PATH_ACTIVE);
+	KUNIT_EXPECT_EQ(test, ps.owed, 0);
+	/* an echo for a later transmission settles an earlier one owed */
+	mro_path_echo_owed(&ps, 0, ps.path[0].next_seq++, now);
+	seq = ps.path[0].next_seq++;
+	KUNIT_EXPECT_FALSE(test, mro_path_echo(&ps, 0, seq, now, now));
+	KUNIT_EXPECT_FALSE(test, ps.path[0].echo_owed);
+	KUNIT_EXPECT_EQ(test, ps.owed, 0);
+	mro_paths_free(&ps);
+}
+
+/*
  * Losses found in a batch after the deliveries around them (READs under
  * random loss: one lost response of many) are not a black hole; losses
  * with nothing delivered after them on their path are.
@@ -795,6 +886,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(loss_behind_delivery),
 	KUNIT_CASE(score_and_retire),
 	KUNIT_CASE(retire_probe_revive),
+	KUNIT_CASE(echo_owed_retires),
 	KUNIT_CASE(sched_retx_and_retired),
 	{}
 };

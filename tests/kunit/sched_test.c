@@ -8,6 +8,7 @@
 
 #include "mro_path.h"
 #include "mro_pathscore.h"
+#include "mro_psn.h"
 
 static void sched_setup(struct kunit *test, struct mro_pathset *ps, u16 n)
 {
@@ -192,6 +193,71 @@ static void sched_many_paths(struct kunit *test)
 	mro_paths_free(&ps);
 }
 
+/*
+ * The PSNs acknowledged unasked (mro_psn_self_acked()) go by the active
+ * paths in turn, whatever the scheduler and the path count: a sender of
+ * new packets through mro_emit()'s choice (rhythm PSNs by
+ * mro_path_pick_rhythm(), the rest by the scheduler) gets those ACKs back
+ * on every path, and every path still carries an even share.  Under the
+ * scheduler alone, round robin over 8 paths put all of them on one.
+ */
+static void sched_rhythm_takes_turns(struct kunit *test)
+{
+	static const u16 counts[] = { 1, 2, 3, 4, 8, 16, 17, 32, 64 };
+	const struct mro_sched_ops *scheds[] = { &mro_sched_rr,
+						 &mro_sched_weighted };
+	struct mro_pathset ps;
+	u32 *count, psn, seq, lo, hi, s, k;
+	u64 rhythm, want;
+	u16 n, p;
+
+	count = kunit_kcalloc(test, MRO_MAX_PATHS, sizeof(*count), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, count);
+	for (s = 0; s < ARRAY_SIZE(scheds); s++) {
+		for (k = 0; k < ARRAY_SIZE(counts); k++) {
+			n = counts[k];
+			KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, n, 7,
+							     GFP_KERNEL), 0);
+			ps.sched = scheds[s];
+			memset(count, 0, MRO_MAX_PATHS * sizeof(*count));
+			rhythm = 0;
+			/* across the PSN wrap */
+			for (psn = U32_MAX - 40; psn != 64 * n * 16 - 41; psn++) {
+				if (mro_psn_self_acked(psn)) {
+					p = mro_path_pick_rhythm(&ps, &seq);
+					rhythm |= BIT_ULL(p);
+				} else {
+					p = mro_path_pick(&ps, &seq);
+				}
+				KUNIT_ASSERT_LT(test, p, n);
+				KUNIT_EXPECT_EQ(test, seq, count[p]);
+				count[p]++;
+			}
+			want = n == 64 ? U64_MAX : BIT_ULL(n) - 1;
+			KUNIT_EXPECT_EQ_MSG(test, rhythm, want, "%s, %u paths",
+					    scheds[s]->name, n);
+			lo = U32_MAX;
+			hi = 0;
+			for (p = 0; p < n; p++) {
+				lo = min(lo, count[p]);
+				hi = max(hi, count[p]);
+			}
+			KUNIT_EXPECT_LE_MSG(test, hi - lo, 2U, "%s, %u paths",
+					    scheds[s]->name, n);
+			mro_paths_free(&ps);
+		}
+	}
+	/* retired paths take no turn; all retired: still a path of ours */
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 4, 7, GFP_KERNEL), 0);
+	mro_path_retire(&ps, 1, 0, 0);
+	for (k = 0; k < 30; k++)
+		KUNIT_EXPECT_NE(test, mro_path_pick_rhythm(&ps, &seq), 1);
+	for (p = 0; p < 4; p++)
+		mro_path_retire(&ps, p, 0, 0);
+	KUNIT_EXPECT_LT(test, mro_path_pick_rhythm(&ps, &seq), 4);
+	mro_paths_free(&ps);
+}
+
 /* a duplicate's ACK: never the request's path, every other one in turn */
 static void sched_dup_ack_rotates(struct kunit *test)
 {
@@ -257,6 +323,7 @@ static void sched_reply_on_request_path(struct kunit *test)
 static struct kunit_case metaroce_sched_cases[] = {
 	KUNIT_CASE(sched_reply_on_request_path),
 	KUNIT_CASE(sched_dup_ack_rotates),
+	KUNIT_CASE(sched_rhythm_takes_turns),
 	KUNIT_CASE(sched_find),
 	KUNIT_CASE(sched_equal_is_round_robin),
 	KUNIT_CASE(sched_lossy_share),

@@ -103,6 +103,10 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn,
 		mro_path_acked(&qp->paths, t->path, t->path_seq, t->sent_us);
 		if (mro_seq_after(t->sent_us, qp->acked_sent_us))
 			qp->acked_sent_us = t->sent_us;
+		/* the peer acknowledged it on its path: that echo is owed */
+		if (a && mro_psn_self_acked(psn))
+			mro_path_echo_owed(&qp->paths, t->path, t->path_seq,
+					   mro_now_us());
 	}
 	if (++s->resp_pkts >= s->npkts && s->state == MRO_SWQE_WAITING) {
 		s->state = MRO_SWQE_DONE;
@@ -281,6 +285,8 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 	mro_advance_una(qp);
 	if (qp->snd_una != qp->snd_nxt)
 		mro_detect_loss(qp);
+	if (qp->paths.owed)
+		mro_rec_echo_check(qp);
 }
 
 /*

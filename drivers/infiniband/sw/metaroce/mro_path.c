@@ -49,9 +49,11 @@ int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp)
 	ps->n = n;
 	ps->cursor = 0;
 	ps->rcursor = 0;
+	ps->acursor = 0;
 	ps->seed = seed;
 	ps->gen = 0;
 	ps->reweigh = 0;
+	ps->owed = 0;
 	ps->sched = &mro_sched_rr;
 	for (i = 0; i < n; i++) {
 		u16 sport = mro_sport(seed, i);
@@ -87,6 +89,22 @@ u16 mro_path_pick(struct mro_pathset *ps, u32 *seq)
 	return p;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_pick);
+
+u16 mro_path_pick_rhythm(struct mro_pathset *ps, u32 *seq)
+{
+	u16 i, p;
+
+	for (i = 0; i < ps->n; i++) {
+		p = ps->acursor;
+		ps->acursor = (p + 1) % ps->n;
+		if (ps->path[p].state == MRO_PATH_ACTIVE) {
+			*seq = ps->path[p].next_seq++;
+			return p;
+		}
+	}
+	return mro_path_pick(ps, seq);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_pick_rhythm);
 
 void mro_path_sent(struct mro_pathset *ps, u16 p, u32 bytes, bool retx)
 {

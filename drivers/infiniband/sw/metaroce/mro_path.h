@@ -49,6 +49,13 @@ struct mro_path {
 	u32 epoch_seq;		/* first path_seq since the last revival */
 	u64 retired;		/* times retired */
 	u64 revived;		/* times revived by a probe */
+	/* the way back (mro_pathscore.c): an ACK the peer owes on it */
+	bool echo_owed;		/* echo_owed_seq arrived, its echo has not */
+	u32 echo_owed_seq;
+	u32 echo_owed_us;	/* when we learned it arrived */
+	u32 echo_next;		/* highest path_seq echoed + 1; 0: none */
+	u16 echo_misses;	/* owed echoes that never came, in a row */
+	u64 echo_lost;		/* owed echoes that never came */
 	/* weighted scheduler (mro_sched_weighted.c) */
 	u8 weight;		/* share of new packets, 1..MRO_WEIGHT_MAX */
 	s32 wcredit;		/* smooth weighted round-robin balance */
@@ -66,9 +73,11 @@ struct mro_pathset {
 	u16 n;
 	u16 cursor;
 	u16 rcursor;		/* where retransmissions look first */
+	u16 acursor;		/* the next path for a PSN acked unasked */
 	u32 seed;		/* source port derivation */
 	u32 gen;		/* fresh source ports taken */
 	u16 reweigh;		/* weighted: picks until weights are redone */
+	u16 owed;		/* paths with echo_owed */
 	const struct mro_sched_ops *sched;
 	struct mro_path *path;
 };
@@ -86,6 +95,16 @@ int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp);
 void mro_paths_free(struct mro_pathset *ps);
 /* pick the path for the next packet and take its next sequence */
 u16 mro_path_pick(struct mro_pathset *ps, u32 *seq);
+/*
+ * The path for a new packet whose PSN the responder acknowledges unasked
+ * (mro_psn_self_acked()): the active paths in turn, whatever the
+ * scheduler.  That ACK goes back by the packet's own path, and left to a
+ * schedule whose cycle divides the rhythm (round robin over 2, 4, 8 or 16
+ * paths) all of them took one path: the only path with RTT samples, and
+ * when its way back failed, most of the QP's ACKs were lost.  The
+ * scheduler's choice when every path is retired; takes the sequence.
+ */
+u16 mro_path_pick_rhythm(struct mro_pathset *ps, u32 *seq);
 /* account one transmission of @bytes on path @p */
 void mro_path_sent(struct mro_pathset *ps, u16 p, u32 bytes, bool retx);
 /* fold an RTT sample into path @p (microseconds) */

@@ -110,10 +110,54 @@ u32 mro_path_score(const struct mro_pathset *ps, u16 p)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_score);
 
+static void mro_path_echo_clear(struct mro_pathset *ps, struct mro_path *path)
+{
+	if (!path->echo_owed)
+		return;
+	path->echo_owed = false;
+	if (ps->owed)
+		ps->owed--;
+}
+
+void mro_path_echo_owed(struct mro_pathset *ps, u16 p, u32 seq, u32 now_us)
+{
+	struct mro_path *path = &ps->path[p];
+
+	if (path->echo_owed || path->state != MRO_PATH_ACTIVE)
+		return;
+	if (path->echo_next && mro_seq_before(seq, path->echo_next))
+		return;	/* echoed already (or a later one was) */
+	path->echo_owed = true;
+	path->echo_owed_seq = seq;
+	path->echo_owed_us = now_us;
+	ps->owed++;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_echo_owed);
+
+bool mro_path_echo_overdue(struct mro_pathset *ps, u16 p, u32 now_us,
+			   u32 wait_us)
+{
+	struct mro_path *path = &ps->path[p];
+
+	if (!path->echo_owed || now_us - path->echo_owed_us <= wait_us)
+		return false;
+	mro_path_echo_clear(ps, path);
+	path->echo_lost++;
+	if (path->echo_misses < U16_MAX)
+		path->echo_misses++;
+	if (path->state != MRO_PATH_ACTIVE ||
+	    2 * (mro_paths_active(ps) - 1) < ps->n)
+		return false;
+	return path->echo_misses >= MRO_RETIRE_ECHO_MISSES;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_echo_overdue);
+
 void mro_path_retire(struct mro_pathset *ps, u16 p, u32 now_us, u32 wait_us)
 {
 	struct mro_path *path = &ps->path[p];
 
+	mro_path_echo_clear(ps, path);
+	path->echo_misses = 0;
 	path->state = MRO_PATH_RETIRED;
 	path->retired++;
 	path->probing = false;
@@ -158,6 +202,12 @@ bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq, u32 ts_echo,
 	    mro_seq_after(ts_echo, now_us))
 		return false;
 	mro_path_seen(path, echo_seq, ts_echo);
+	if (!path->echo_next || !mro_seq_before(echo_seq, path->echo_next))
+		path->echo_next = echo_seq + 1;
+	/* the way back works */
+	path->echo_misses = 0;
+	if (path->echo_owed && !mro_seq_before(echo_seq, path->echo_owed_seq))
+		mro_path_echo_clear(ps, path);
 	if (path->state != MRO_PATH_RETIRED) {
 		mro_path_delivered(ps, p);
 		return false;

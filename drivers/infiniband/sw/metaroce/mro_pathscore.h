@@ -14,6 +14,7 @@
 #define MRO_RETIRE_STREAK	8	/* losses in a row, nothing delivered after */
 #define MRO_RETIRE_EWMA		512	/* ... or half lost recently and */
 #define MRO_RETIRE_EWMA_STREAK	3	/* ... this many in a row */
+#define MRO_RETIRE_ECHO_MISSES	4	/* owed echoes lost in a row */
 #define MRO_PROBE_MIN_US	1000	/* first re-probe after at least */
 #define MRO_PROBE_MAX_US	(1000 * 1000)	/* re-probe interval cap */
 
@@ -51,5 +52,23 @@ u32 mro_path_probe(struct mro_pathset *ps, u16 p, u32 now_us);
  */
 bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq, u32 ts_echo,
 		   u32 now_us);
+
+/*
+ * The way back.  Every PSN the responder acknowledges unasked (the rhythm,
+ * mro_psn.h) is acknowledged on the path it came by, so its ACK echoes
+ * it.  Transmission @seq on @p was such a PSN, sent once, and is now known
+ * to have arrived (an ACK by another path said so): unless its echo came,
+ * it is owed from @now_us.  One owed echo per path at a time.
+ */
+void mro_path_echo_owed(struct mro_pathset *ps, u16 p, u32 seq, u32 now_us);
+/*
+ * Path @p's owed echo, if any, is @wait_us overdue at @now_us: it is
+ * counted lost (echo_lost).  Returns true when @p should now be retired:
+ * MRO_RETIRE_ECHO_MISSES were lost with no echo on @p between them (its
+ * way back drops everything while its way out works), and at least half
+ * the paths stay active without it.
+ */
+bool mro_path_echo_overdue(struct mro_pathset *ps, u16 p, u32 now_us,
+			   u32 wait_us);
 
 #endif /* MRO_PATHSCORE_H */

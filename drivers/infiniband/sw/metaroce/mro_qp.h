@@ -361,6 +361,8 @@ enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
 /* mro_recover.c: path health, re-probes, tail-loss probe, tracepoints */
 void mro_rec_lost(struct mro_qp *qp, u16 path, u32 seq, bool timeout);
 void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a);
+/* retire a path whose echoes stop coming while its packets arrive */
+void mro_rec_echo_check(struct mro_qp *qp);
 void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out);
 void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * metaroce loss recovery around the paths: retires a path that
- * black-holes (rules in mro_pathscore.c), re-probes it later with a PROBE
+ * black-holes, either way (rules in mro_pathscore.c), re-probes it later with a PROBE
  * on a fresh source port and revives it when the probe is answered; sends
  * the tail-loss probe (a PROBE on every path with packets still out, whose
  * echoed path sequence lets per-path loss detection find a lost tail).
@@ -28,14 +28,32 @@ static void mro_trace_path(struct mro_qp *qp, u16 p, bool revive)
 				      path->srtt_us);
 }
 
-void mro_rec_lost(struct mro_qp *qp, u16 p, u32 seq, bool timeout)
+static void mro_rec_retire(struct mro_qp *qp, u16 p)
 {
-	if (!mro_path_lost(&qp->paths, p, seq, timeout))
-		return;
 	mro_path_retire(&qp->paths, p, mro_now_us(),
 			MRO_PROBE_RTOS * qp->rto_us);
 	mro_count(qp->dev->stats, MRO_CNT_PATH_RETIRED, 1);
 	mro_trace_path(qp, p, false);
+}
+
+void mro_rec_lost(struct mro_qp *qp, u16 p, u32 seq, bool timeout)
+{
+	if (mro_path_lost(&qp->paths, p, seq, timeout))
+		mro_rec_retire(qp, p);
+}
+
+void mro_rec_echo_check(struct mro_qp *qp)
+{
+	u32 now = mro_now_us();
+	u16 p;
+
+	/*
+	 * An echo the peer owes is late by an RTO from when we learned its
+	 * packet arrived: ACKs that left after it came by other paths.
+	 */
+	for (p = 0; p < qp->paths.n && qp->paths.owed; p++)
+		if (mro_path_echo_overdue(&qp->paths, p, now, qp->rto_us))
+			mro_rec_retire(qp, p);
 }
 
 void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a)

@@ -332,6 +332,9 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		qp->late_tx_end = qp->snd_nxt;
 		trace_mro_retransmit(qp->qpn, psn, old_path, path,
 				     mro_slot(qp, psn)->retx + 1);
+	} else if (mro_psn_self_acked(psn)) {
+		/* its ACK comes back by its path: every path takes a turn */
+		path = mro_path_pick_rhythm(&qp->paths, &hdr.path_seq);
 	} else {
 		path = mro_path_pick(&qp->paths, &hdr.path_seq);
 	}
