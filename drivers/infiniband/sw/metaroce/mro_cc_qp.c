@@ -89,15 +89,17 @@ static void mro_cc_send_credit(struct mro_qp *qp, u32 grant,
  * The credit timer's interval: credit_idle_us, or more when this QP has
  * shown it is longer between its sender's packets (a sender that came
  * back after a CREDIT was not idle: its RTT is longer than the interval).
+ * It is coarse: it may run up to one more interval late, so that while
+ * data flows (a tick every interval or two) it rides the interrupts of
+ * other timers, the scheduler tick's mostly, instead of raising its own.
  */
 static void mro_cc_credit_arm(struct mro_qp *qp)
 {
 	u32 us = max(READ_ONCE(mro_cc_p(qp)->credit_idle_us), qp->cc.idle_us);
+	u64 ns = (u64)clamp(us, 100U, MRO_CC_IDLE_MAX_US) * NSEC_PER_USEC;
 
-	hrtimer_start(&qp->cc.credit_timer,
-		      ns_to_ktime((u64)clamp(us, 100U, MRO_CC_IDLE_MAX_US) *
-				  NSEC_PER_USEC),
-		      HRTIMER_MODE_REL_SOFT);
+	hrtimer_start_range_ns(&qp->cc.credit_timer, ns_to_ktime(ns), ns,
+			       HRTIMER_MODE_REL_SOFT);
 }
 
 /*
