@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * metaroce loss recovery around the paths: retires a path that
- * black-holes, either way (rules in mro_pathscore.c), re-probes it later with a PROBE
- * on a fresh source port and revives it when the probe is answered; sends
- * the tail-loss probe (a PROBE on every path with packets still out, whose
- * echoed path sequence lets per-path loss detection find a lost tail).
+ * black-holes, either way (rules in mro_pathscore.c), re-probes it later
+ * with a PROBE on a fresh source port and revives it when the probe is
+ * answered; sends the tail-loss probe (a PROBE on every path with packets
+ * still out, whose echoed path sequence lets per-path loss detection find
+ * a lost tail).
  * All under qp->lock.  Home of the tracepoints.
  */
 #include "mro_pathscore.h"
