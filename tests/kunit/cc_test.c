@@ -461,6 +461,43 @@ static void cc_window_reopen(struct kunit *test)
 }
 
 /*
+ * The grant's silly-window avoidance: once the grant stopped new data,
+ * it reopens only when a quarter of its span (at most E PSNs, at least
+ * one) is free, never for less than the request.
+ */
+static void cc_credit_reopen(struct kunit *test)
+{
+	bool closed = false;
+
+	/* room: goes */
+	KUNIT_EXPECT_FALSE(test, mro_cc_credit_wait(3, 256, 2, &closed));
+	/* no room: waits, closed */
+	KUNIT_EXPECT_TRUE(test, mro_cc_credit_wait(1, 256, 2, &closed));
+	KUNIT_EXPECT_TRUE(test, closed);
+	/* a span of 256: E free to go on */
+	KUNIT_EXPECT_TRUE(test, mro_cc_credit_wait(E - 1, 256, 1, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_cc_credit_wait(E, 256, 1, &closed));
+	KUNIT_EXPECT_FALSE(test, closed);
+	/* a span of 16: a quarter */
+	closed = true;
+	KUNIT_EXPECT_TRUE(test, mro_cc_credit_wait(3, 16, 1, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_cc_credit_wait(4, 16, 1, &closed));
+	/* the request counts when it is larger */
+	closed = true;
+	KUNIT_EXPECT_TRUE(test, mro_cc_credit_wait(4, 16, 6, &closed));
+	KUNIT_EXPECT_FALSE(test, mro_cc_credit_wait(6, 16, 6, &closed));
+	/* tiny spans reopen on one; a wrapped span counts as large */
+	closed = true;
+	KUNIT_EXPECT_FALSE(test, mro_cc_credit_wait(1, 2, 1, &closed));
+	closed = true;
+	KUNIT_EXPECT_FALSE(test, mro_cc_credit_wait(1, 0, 1, &closed));
+	closed = true;
+	KUNIT_EXPECT_TRUE(test, mro_cc_credit_wait(E - 1, U32_MAX, 1,
+						   &closed));
+	KUNIT_EXPECT_FALSE(test, mro_cc_credit_wait(E, U32_MAX, 1, &closed));
+}
+
+/*
  * A READ_REQ's response burst: what the window and the grant have room
  * for, but never a packet at a time into a closed window, never 0, and
  * never more than asked.
@@ -926,6 +963,7 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_ack_request_rhythm),
 	KUNIT_CASE(cc_ack_rhythm_no_stall),
 	KUNIT_CASE(cc_window_reopen),
+	KUNIT_CASE(cc_credit_reopen),
 	KUNIT_CASE(cc_read_burst_size),
 	KUNIT_CASE(cc_clamps_and_hostile_samples),
 	KUNIT_CASE(cc_off_is_fixed),

@@ -258,6 +258,13 @@ bool mro_cc_window_wait(u32 pipe, u32 cwnd, u32 n, bool *closed)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_window_wait);
 
+bool mro_cc_credit_wait(u32 avail, u32 span, u32 n, bool *closed)
+{
+	return mro_win_wait(0, avail, n, clamp_t(u32, span / 4, 1,
+						 MRO_ACK_EVERY), closed);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_credit_wait);
+
 u32 mro_cc_burst_size(u32 n, u32 pipe, u32 cwnd, u32 credit)
 {
 	u32 room = cwnd > pipe ? cwnd - pipe : 0;

@@ -192,6 +192,7 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 		c->pace_rate = 0;
 		c->pace_next_ns = 0;
 		c->cwnd_closed = false;
+		c->credit_closed = false;
 		c->sacked = 0;
 		c->on = true;
 		break;
@@ -274,19 +275,23 @@ static bool mro_cc_window_ok(struct mro_qp *qp, u32 pipe, u32 npsn,
 bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 {
 	struct mro_cc_qp *c = &qp->cc;
-	u32 pipe;
+	u32 pipe, avail;
 
 	if (!c->on)
 		return true;
 	pipe = mro_cc_qp_pipe(qp);
 	if (!mro_cc_window_ok(qp, pipe, npsn, true))
 		return false;
-	if (mro_credit_tx_avail(&c->ctx, qp->snd_nxt) < npsn) {
+	avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
+	if (mro_cc_credit_wait(avail, c->ctx.credit_psn - qp->snd_una, npsn,
+			       &c->credit_closed)) {
 		if (pipe) {
 			mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_LIMITED, 1);
 			return false;
 		}
-		mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_PROBE, 1);
+		/* nothing out, so no ACK to wait for: go on */
+		if (avail < npsn)
+			mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_PROBE, 1);
 	}
 	return mro_cc_pace_ok(qp);
 }

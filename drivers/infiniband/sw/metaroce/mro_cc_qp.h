@@ -36,6 +36,7 @@ struct mro_cc_qp {
 	u32 sacked;			/* acknowledged PSNs past snd_una */
 	bool rto_retx;			/* an RTO's resend skips the window */
 	bool cwnd_closed;		/* new data waits for a share free */
+	bool credit_closed;		/* ... for a part of the grant free */
 	u32 idle_us;			/* responder: credit timer interval */
 	u64 pace_next_ns;
 	u64 pace_rate;			/* bytes/s, 0: unpaced */
