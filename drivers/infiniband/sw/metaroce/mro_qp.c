@@ -10,6 +10,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "mro_qp.h"
+#include "mro_trace.h"
 
 static void mro_qp_post_work(struct work_struct *work);
 
@@ -561,10 +562,12 @@ static void mro_qp_event(struct mro_qp *qp, enum ib_event_type type)
 }
 
 /* Caller holds qp->lock.  Pending WQEs are flushed by mro_qp_flush(). */
-void mro_qp_error(struct mro_qp *qp)
+void mro_qp_error_at(struct mro_qp *qp, int status, unsigned long ip)
 {
 	if (qp->state == IB_QPS_ERR)
 		return;
+	trace_mro_qp_error(qp->qpn, status, qp->snd_una, qp->snd_nxt,
+			   qp->rxwin.base, ip);
 	qp->state = IB_QPS_ERR;
 	hrtimer_try_to_cancel(&qp->rto_timer);
 	hrtimer_try_to_cancel(&qp->rnr_timer);

@@ -296,8 +296,13 @@ int mro_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 struct mro_qp *mro_qp_get(struct mro_dev *dev, u32 qpn);
 void mro_qp_put(struct mro_qp *qp);
-/* move to ERR (lock held); flushing happens in mro_qp_flush() */
-void mro_qp_error(struct mro_qp *qp);
+/*
+ * move to ERR (lock held); flushing happens in mro_qp_flush().  @status:
+ * the failed WQE's, 0 if none; @ip: the decision's site, for the
+ * mro_qp_error tracepoint.
+ */
+void mro_qp_error_at(struct mro_qp *qp, int status, unsigned long ip);
+#define mro_qp_error(qp) mro_qp_error_at(qp, 0, _THIS_IP_)
 void mro_qp_flush(struct mro_qp *qp);
 void mro_qp_kick(struct mro_qp *qp);
 void mro_qp_tx_drain(struct mro_qp *qp);

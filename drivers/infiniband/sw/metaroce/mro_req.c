@@ -468,12 +468,12 @@ void mro_arm_rto(struct mro_qp *qp)
 }
 
 /* a WQE failed: complete it with @status and take the QP to error */
-void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
-		   enum ib_wc_status status)
+noinline void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
+			    enum ib_wc_status status)
 {
 	s->status = status;
 	s->state = MRO_SWQE_DONE;
-	mro_qp_error(qp);
+	mro_qp_error_at(qp, status, _RET_IP_);
 }
 
 /*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * metaroce tracepoints (events/metaroce/): retransmissions, path
- * retirement and revival.  CREATE_TRACE_POINTS is defined in mro_recover.c.
+ * retirement and revival, a QP's move to the error state.
+ * CREATE_TRACE_POINTS is defined in mro_recover.c.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM metaroce
@@ -57,6 +58,33 @@ DEFINE_EVENT(mro_path_class, mro_path_revive,
 	     TP_PROTO(u32 qpn, u16 path, u16 sport, u16 loss_ewma,
 		      u32 srtt_us),
 	     TP_ARGS(qpn, path, sport, loss_ewma, srtt_us));
+
+/*
+ * A QP went to ERR: @status is the failed WQE's ib_wc_status (0 when no
+ * WQE failed: a NAK sent, a CQ overflow, modify_qp), @ip where it was
+ * decided, with the requester's and the responder's positions.
+ */
+TRACE_EVENT(mro_qp_error,
+	    TP_PROTO(u32 qpn, int status, u32 snd_una, u32 snd_nxt,
+		     u32 rcv_psn, unsigned long ip),
+	    TP_ARGS(qpn, status, snd_una, snd_nxt, rcv_psn, ip),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(int, status)
+			     __field(u32, snd_una)
+			     __field(u32, snd_nxt)
+			     __field(u32, rcv_psn)
+			     __field(unsigned long, ip)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->status = status;
+			   __entry->snd_una = snd_una;
+			   __entry->snd_nxt = snd_nxt;
+			   __entry->rcv_psn = rcv_psn;
+			   __entry->ip = ip;),
+	    TP_printk("qpn=%#x status=%d snd_una=%#x snd_nxt=%#x rcv_psn=%#x at %pS",
+		      __entry->qpn, __entry->status, __entry->snd_una,
+		      __entry->snd_nxt, __entry->rcv_psn,
+		      (void *)__entry->ip)
+);
 
 #endif /* _MRO_TRACE_H */
 
