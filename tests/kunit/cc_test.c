@@ -259,6 +259,61 @@ static void cc_path_delay(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_cc_path_delay(0, U32_MAX, U32_MAX), 0U);
 }
 
+/*
+ * The reverse path's queueing: the clocks' offset cancels, wherever it
+ * puts the raw one-way delay (across the u32 wrap too); the queueing is
+ * measured from the windowed minimum; a clock jump starts over.
+ */
+static void cc_rev_queue(struct kunit *test)
+{
+	static const u32 offsets[] = { 0, 0x7fffff00, 0xfffffff0, 0x80000010 };
+	struct mro_cc_params p = cc_params;
+	struct mro_cc cc;
+	u32 i, now;
+
+	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
+		u32 off = offsets[i];
+
+		mro_cc_init(&cc, &mro_cc_dual, &p);
+		now = 1000;
+		/* one-way 300 us, then 250 (the minimum), then queued */
+		KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 300 - off),
+				0U);
+		now += 100;
+		KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 250 - off),
+				0U);
+		now += 100;
+		KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 1250 - off),
+				1000U);
+		KUNIT_EXPECT_EQ(test, cc.rev_q_us, 1000U);
+		now += 100;
+		KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 251 - off),
+				1U);
+	}
+
+	/* the minimum is windowed: after two windows the new level is 0 */
+	mro_cc_init(&cc, &mro_cc_dual, &p);
+	now = 5;
+	mro_cc_rev_queue(&cc, now, now - 100);
+	now += MRO_CC_MINRTT_WIN_US / 2;
+	mro_cc_rev_queue(&cc, now, now - 400);
+	now += MRO_CC_MINRTT_WIN_US / 2;
+	KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 400), 0U);
+
+	/* a peer's clock that jumps by more than 2^30 us: start over */
+	mro_cc_init(&cc, &mro_cc_dual, &p);
+	now = 7;
+	mro_cc_rev_queue(&cc, now, now - 100);
+	KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 100 - (5U << 29)),
+			0U);
+	KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 600 - (5U << 29)),
+			500U);
+	/* a jump of less is a queue (bounded by the RTT's delay in use) */
+	KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 100 - (5U << 29) -
+					       (1U << 29)),
+			1U << 29);
+}
+
 static void cc_target_and_pipe(struct kunit *test)
 {
 	struct mro_cc_params p = cc_params;
@@ -955,6 +1010,7 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_noisy_rtt),
 	KUNIT_CASE(cc_delay_not_ours),
 	KUNIT_CASE(cc_path_delay),
+	KUNIT_CASE(cc_rev_queue),
 	KUNIT_CASE(cc_target_and_pipe),
 	KUNIT_CASE(cc_loss_is_not_congestion),
 	KUNIT_CASE(cc_loss_with_standing_queue),

@@ -375,7 +375,7 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	switch (hdr->opcode) {
 	case METAROCE_OP_ACK:
 		mro_req_ack(qp, &hdr->ack);
-		mro_cc_ack(qp, &hdr->ack, una, lost);
+		mro_cc_ack(qp, hdr, una, lost);
 		break;
 	case METAROCE_OP_CREDIT:
 		mro_cc_credit_rcv(qp, &hdr->ctrl);

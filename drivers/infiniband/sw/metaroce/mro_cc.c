@@ -37,6 +37,7 @@ void mro_cc_init(struct mro_cc *cc, const struct mro_cc_ops *ops,
 	cc->p = p;
 	cc->alpha = MRO_CC_ONE;
 	mro_minrtt_reset(&cc->minrtt);
+	mro_minrtt_reset(&cc->rev_min);
 	cc->target_us = mro_cc_target(cc);
 	ops->init(cc);
 }
@@ -185,6 +186,25 @@ u32 mro_cc_path_delay(u32 rtt_us, u32 qp_min_us, u32 path_min_us)
 	return rtt_us > base ? rtt_us - base : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_path_delay);
+
+u32 mro_cc_rev_queue(struct mro_cc *cc, u32 now_us, u32 peer_ts)
+{
+	u32 owd = now_us - peer_ts;
+	s32 rel = (s32)(owd - cc->rev_base);
+
+	if (!cc->rev_synced || rel > (1 << 30) || rel < -(1 << 30)) {
+		cc->rev_synced = true;
+		cc->rev_base = owd;
+		rel = 0;
+		mro_minrtt_reset(&cc->rev_min);
+	}
+	/* windowed like the minimum RTT: a drifting clock moves it on */
+	mro_minrtt_update(&cc->rev_min, now_us, (u32)rel + (1U << 31),
+			  MRO_CC_MINRTT_WIN_US);
+	cc->rev_q_us = (u32)rel + (1U << 31) - mro_minrtt_get(&cc->rev_min);
+	return cc->rev_q_us;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_rev_queue);
 
 void mro_minrtt_reset(struct mro_minrtt *m)
 {

@@ -46,6 +46,7 @@ struct mro_cc_params {
 	u32 credit_quantum;	/* packets, smallest share */
 	u32 spec_window;	/* packets before the first grant */
 	u32 credit_idle_us;
+	u32 rev_split;		/* 1: the ACKs' own queueing is not ours */
 };
 
 /* minimum over a sliding window, kept as two half-window minima */
@@ -120,6 +121,16 @@ struct mro_cc {
 	u16 ecn_seen;		/* last ecn_ce echoed by the peer */
 	bool ecn_synced;
 	struct mro_minrtt minrtt;
+	/*
+	 * The reverse path's one-way delay (our clock minus the ACK's send
+	 * time on the peer's clock) relative to rev_base, offset by 2^31 so
+	 * that its windowed minimum is an ordinary unsigned one
+	 * (mro_cc_rev_queue())
+	 */
+	struct mro_minrtt rev_min;
+	u32 rev_base;
+	bool rev_synced;
+	u32 rev_q_us;		/* the last ACK's reverse queueing */
 	/* telemetry */
 	u32 decreases;
 	u64 ecn_total;
@@ -178,6 +189,17 @@ void mro_cc_delay_cut(struct mro_cc *cc, u32 delay_us, u32 f);
  * links) does not read its extra propagation delay as a queue.
  */
 u32 mro_cc_path_delay(u32 rtt_us, u32 qp_min_us, u32 path_min_us);
+/*
+ * The queueing an ACK met on its way back, sent at @peer_ts on the peer's
+ * clock and processed at @now_us on ours: its one-way delay above the
+ * windowed minimum of those (the clocks' offset cancels).  What the ACKs
+ * wait for is not the forward queue the window builds: the reverse
+ * direction's own traffic, and on a CPU-bound host the sender's backlog
+ * of received packets behind the sending it does itself.  A one-way delay
+ * more than 2^30 us from the first one's (a peer's clock that jumped)
+ * starts over.
+ */
+u32 mro_cc_rev_queue(struct mro_cc *cc, u32 now_us, u32 peer_ts);
 /*
  * Packets really in the network: sent and not acknowledged (@outstanding),
  * minus those SACKed above a hole and those declared lost (RFC 6675's

@@ -377,9 +377,10 @@ static void mro_cc_feedback_done(struct mro_qp *qp, u32 dec)
 					      mro_cc_pkt_bytes(qp->mtu));
 }
 
-void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
+void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 		u32 old_lost)
 {
+	const struct mro_ack_hdr *a = &hdr->ack;
 	struct mro_cc_qp *c = &qp->cc;
 	struct mro_cc_sample s;
 	u32 dec, pmin = 0, now = mro_now_us();
@@ -404,6 +405,10 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_ack_hdr *a, u32 old_una,
 	bad = mro_cc_make_sample(&c->cc, now, a->ts_echo, a->ecn_ce,
 				 qp->snd_una - old_una, mro_inflight(qp), pmin,
 				 &s);
+	/* the window answers for the forward queue only */
+	if (s.rtt_us && READ_ONCE(c->cc.p->rev_split))
+		s.delay_us -= min(s.delay_us,
+				  mro_cc_rev_queue(&c->cc, now, hdr->tsval));
 	if (bad & MRO_CC_FB_BAD_ECN)
 		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
 	if (s.ecn) {

@@ -2,8 +2,9 @@
 /*
  * metaroce congestion control telemetry for `rdma resource show qp -dd`:
  * the QP's algorithm, window, credit (as sender and as receiver), ECN
- * marks, last delay sample and target, minimum RTT, pacing rate and
- * decreases, as many of them as the netlink message still has room for.
+ * marks, last delay sample and target, minimum RTT, pacing rate,
+ * decreases and the ACKs' reverse queueing, as many of them as the
+ * netlink message still has room for.
  */
 #include <net/netlink.h>
 #include <rdma/restrack.h>
@@ -26,6 +27,7 @@ struct mro_cc_snap {
 	u32 ecn_rcvd;
 	u64 ecn_echoed;
 	u32 delay_us;
+	u32 rev_delay_us;
 	u32 target_us;
 	u32 noise_us;
 	u32 min_rtt_us;
@@ -47,6 +49,7 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
 		s.credit_avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
 		s.ecn_echoed = c->cc.ecn_total;
 		s.delay_us = c->cc.last_delay_us;
+		s.rev_delay_us = c->cc.rev_q_us;
 		s.target_us = c->cc.target_us;
 		s.noise_us = c->cc.noise_us;
 		s.min_rtt_us = mro_minrtt_get(&c->cc.minrtt);
@@ -88,7 +91,9 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "ssthresh", s.ssthresh) ||
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32_hex(msg, "credit_psn", s.credit_psn) ||
+	    !mro_cc_room(msg) ||
+	    rdma_nl_put_driver_u32_hex(msg, "grant_psn", s.grant_psn) ||
 	    !mro_cc_room(msg))
 		return;
-	rdma_nl_put_driver_u32_hex(msg, "grant_psn", s.grant_psn);
+	rdma_nl_put_driver_u32(msg, "rev_delay_us", s.rev_delay_us);
 }
