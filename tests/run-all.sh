@@ -98,7 +98,7 @@ record() { # NAME RC
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# mro-hostile, mro-rnr, mro-retry);
+# mro-hostile, mro-rnr, mro-retry, mro-order);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -107,7 +107,7 @@ vm_files() {
     cp tests/vm/scenarios/metaroce-lib.sh "$files/"
     [ -x "$dc" ] && cp "$dc" "$files/"
     [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
-    cp tools/mro-hostile tools/mro-rnr tools/mro-retry "$files/"
+    cp tools/mro-hostile tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
     echo "$files"
 }
 

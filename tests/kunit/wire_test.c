@@ -1033,9 +1033,19 @@ static void wire_decode_hdr_len_test(struct kunit *test)
 				    "%s", opcodes[i].name);
 
 		for (j = 0; j < ARRAY_SIZE(delta); j++) {
+			/*
+			 * a request's hdr_len may count a piggybacked ACK:
+			 * 4 more passes the header check and this packet
+			 * is then too short for it (wire_ack_piggy_test
+			 * has one long enough)
+			 */
+			bool piggy = mro_wire_is_request(h.opcode) &&
+				     delta[j] == METAROCE_ACK_PIGGY_LEN;
+
 			wr_be16(good + delta[j], buf + 18);
 			reseal(buf, len);
 			KUNIT_EXPECT_EQ_MSG(test, mro_wire_decode(buf, len, &d),
+					    piggy ? MRO_WIRE_SHORT :
 					    MRO_WIRE_HDR_LEN, "%s hdr_len %d",
 					    opcodes[i].name, good + delta[j]);
 		}
@@ -1470,6 +1480,78 @@ static void wire_new_port_flag_test(struct kunit *test)
 	}
 }
 
+/*
+ * ACK_PIGGY: a request's piggybacked cumulative ACK, 4 bytes after the
+ * extension counted in hdr_len.  It round-trips on every request (with
+ * its payload intact behind it), cannot be encoded on anything else, and
+ * a packet whose flag and hdr_len disagree is refused.
+ */
+static void wire_ack_piggy_test(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
+	struct mro_hdr h, d;
+	size_t plen, base, n, j;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, METAROCE_F_ACK_PIGGY, 0x0080);
+	KUNIT_EXPECT_EQ(test, METAROCE_F_ALL & METAROCE_F_ACK_PIGGY, 0);
+	KUNIT_EXPECT_EQ(test, METAROCE_F_NEW_PORT & METAROCE_F_ACK_PIGGY, 0);
+	for (i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		u8 op = opcodes[i].op;
+		bool req = mro_wire_is_request(op);
+
+		plen = fill_hdr(&h, i, FILL_PATTERN);
+		base = METAROCE_BTH_LEN + mro_wire_ext_len(op);
+		KUNIT_EXPECT_EQ_MSG(test, mro_wire_hdr_len(op, METAROCE_F_ACK_PIGGY),
+				    (int)(req ? base + 4 : base), "%s",
+				    opcodes[i].name);
+		h.flags |= METAROCE_F_ACK_PIGGY;
+		h.ack_psn = 0xa1b2c3d4;
+		n = mro_wire_encode(&h, buf, BUF_LEN);
+		if (!req) {
+			KUNIT_EXPECT_EQ_MSG(test, n, 0, "%s", opcodes[i].name);
+			continue;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, n, base + 4, "%s", opcodes[i].name);
+		KUNIT_EXPECT_EQ(test, h.hdr_len, base + 4);
+		KUNIT_EXPECT_EQ(test, rd_be32(buf + base), 0xa1b2c3d4);
+		KUNIT_EXPECT_EQ(test, rd_be32(buf + 18) >> 16, base + 4);
+		for (j = 0; j < plen; j++)
+			buf[n + j] = 0xc0 + j;
+		mro_wire_seal(buf, n + plen);
+		memset(&d, 0x5a, sizeof(d));
+		KUNIT_ASSERT_EQ_MSG(test, mro_wire_decode(buf, n + plen + 4, &d),
+				    MRO_WIRE_OK, "%s", opcodes[i].name);
+		KUNIT_EXPECT_EQ(test, d.ack_psn, 0xa1b2c3d4);
+		KUNIT_EXPECT_EQ(test, d.flags, h.flags);
+		KUNIT_EXPECT_EQ(test, d.hdr_len, base + 4);
+		KUNIT_EXPECT_EQ(test, d.payload_len, plen);
+		for (j = 0; j < plen; j++)
+			KUNIT_EXPECT_EQ(test, buf[d.hdr_len + j], 0xc0 + j);
+
+		/* the flag cleared on the wire: hdr_len is 4 too long */
+		wr_be16(h.flags & ~METAROCE_F_ACK_PIGGY, buf + 2);
+		reseal(buf, n + plen + 4);
+		KUNIT_EXPECT_EQ_MSG(test, mro_wire_decode(buf, n + plen + 4, &d),
+				    MRO_WIRE_HDR_LEN, "%s", opcodes[i].name);
+
+		/* a packet without it, the flag set on the wire: 4 short */
+		h.flags &= ~METAROCE_F_ACK_PIGGY;
+		n = mro_wire_encode(&h, buf, BUF_LEN);
+		KUNIT_ASSERT_EQ(test, n, base);
+		KUNIT_EXPECT_EQ(test, h.hdr_len, base);
+		mro_wire_seal(buf, n + plen);
+		KUNIT_EXPECT_EQ(test, mro_wire_decode(buf, n + plen + 4, &d),
+				MRO_WIRE_OK);
+		KUNIT_EXPECT_EQ(test, d.ack_psn, 0);
+		wr_be16(h.flags | METAROCE_F_ACK_PIGGY, buf + 2);
+		reseal(buf, n + plen + 4);
+		KUNIT_EXPECT_EQ_MSG(test, mro_wire_decode(buf, n + plen + 4, &d),
+				    MRO_WIRE_HDR_LEN, "%s", opcodes[i].name);
+	}
+}
+
 /* a single flipped bit anywhere, CRC included, is never accepted */
 static void wire_crc_bitflip_test(struct kunit *test)
 {
@@ -1592,6 +1674,7 @@ static struct kunit_case metaroce_wire_cases[] = {
 	KUNIT_CASE(wire_decode_ack_test),
 	KUNIT_CASE(wire_decode_ctrl_test),
 	KUNIT_CASE(wire_new_port_flag_test),
+	KUNIT_CASE(wire_ack_piggy_test),
 	KUNIT_CASE(wire_crc_bitflip_test),
 	KUNIT_CASE(wire_crc_byte_order_test),
 	KUNIT_CASE(wire_rc_mtu_test),

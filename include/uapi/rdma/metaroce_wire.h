@@ -8,6 +8,7 @@
  *
  *   struct metaroce_bth            every packet
  *   one extension header           chosen by bth.opcode (see below)
+ *   __be32 ack_psn                 requests with METAROCE_F_ACK_PIGGY only
  *   payload                        data packets only
  *   __be32 crc                     CRC32C over everything above
  *
@@ -68,6 +69,17 @@ enum metaroce_opcode {
  * from a fresh source port of its own.
  */
 #define METAROCE_F_NEW_PORT	0x0040
+/*
+ * Requests only: a __be32 follows the extension header (counted in
+ * hdr_len), the sender's own cumulative ACK as a responder (an ACK's
+ * cum_psn: every PSN before it of the connection's other direction has
+ * arrived).  The receiver applies it before the request, so a request
+ * that overtook its sender's last ACK on another path cannot complete
+ * before the WQE that ACK completes (the order a single-path fabric
+ * gives).
+ */
+#define METAROCE_F_ACK_PIGGY	0x0080
+#define METAROCE_ACK_PIGGY_LEN	4
 
 /*
  * Headers follow each other without padding, so 64-bit fields may be

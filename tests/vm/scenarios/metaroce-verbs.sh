@@ -3,8 +3,9 @@
 # VMs over metaroce: ibv_*_pingpong with data checks, perftest with several
 # QPs, rping (rdma_cm), a UC stream under netem loss (tools/ucstream),
 # small SENDs under netem delay and loss, repeated RNR episodes on one
-# QP (tools/mro-rnr), and the retry count ending a QP whose peer is gone
-# (tools/mro-retry).
+# QP (tools/mro-rnr), the retry count ending a QP whose peer is gone
+# (tools/mro-retry), and a request completing before its answer when the
+# answer overtakes the ACK (tools/mro-order).
 # VM a serves, VM b is the client.
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
@@ -219,5 +220,32 @@ if [ "$ROLE" = a ]; then
     lab_check retry-exceeded-counted test $((e1 - e0)) -eq 2
 fi
 lab_barrier retry-done
+
+# A request's completion comes before its answer's (tools/mro-order, a
+# loopback pair on VM a) even when the answer overtakes the request's ACK:
+# netem on lo delays the ACKs alone (opcode 0x12 after the IPv4 and UDP
+# headers) by 30 ms, the answer comes back at once and carries the ACK
+# (METAROCE_F_ACK_PIGGY).
+if [ "$ROLE" = a ]; then
+    ORDER=$LAB_FILES/mro-order
+    lab_check mro-order-present test -f "$ORDER"
+    p0=$(mro_counter mr0 acks_piggybacked)
+    lab_check ack-delay-qdisc tc qdisc add dev lo root handle 1: prio
+    lab_check ack-delay-netem tc qdisc add dev lo parent 1:1 handle 10: netem delay 30ms
+    lab_check ack-delay-filter tc filter add dev lo parent 1: protocol ip prio 1 u32 \
+        match ip protocol 17 0xff match u8 0x12 0xff at 29 flowid 1:1
+    lab_check_grep ack-overtaken-ordered '^ordered 20 of 20$' \
+        timeout "$T" python3 "$ORDER" -d mr0 -x "$GID" -n 20
+    delayed=$(tc -s qdisc show dev lo | awk '/netem/ {f = 1} f && /Sent/ {print $4; exit}')
+    p1=$(mro_counter mr0 acks_piggybacked)
+    tc qdisc del dev lo root
+    lab_metric ack_overtaken_delayed_acks "${delayed:-0}"
+    lab_metric ack_overtaken_piggybacked $((p1 - p0))
+    # the ACKs were held back (else the order proved nothing), the
+    # answers' piggybacked ACKs completed the requests
+    lab_check ack-overtaken-acks-delayed test "${delayed:-0}" -ge 20
+    lab_check ack-overtaken-piggybacked test $((p1 - p0)) -ge 20
+fi
+lab_barrier order-done
 
 lab_check dmesg-clean mro_dmesg_clean

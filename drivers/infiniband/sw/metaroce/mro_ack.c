@@ -67,20 +67,27 @@ static void mro_rto_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
 	mro_cc_rto_verdict(qp, spurious);
 }
 
+/* what acknowledged a PSN (mro_slot_acked()) */
+enum mro_acked_by {
+	MRO_ACKED_BY_ACK,	/* an ACK, on the path it names */
+	MRO_ACKED_BY_PIGGY,	/* a request's piggybacked cumulative ACK */
+	MRO_ACKED_BY_RESP,	/* a READ or atomic response */
+};
+
 /*
- * mark @psn acknowledged, by the ACK @a (NULL: a READ/atomic response);
- * slots of READ/atomic WQEs wait for responses.  @echo: the send time the
- * acknowledging packet echoes, NULL if none.
+ * mark @psn acknowledged, @by what; slots of READ/atomic WQEs wait for
+ * responses.  @echo: the send time the acknowledging packet echoes, NULL
+ * if none.
  */
-static void mro_slot_acked(struct mro_qp *qp, u32 psn,
-			   const struct mro_ack_hdr *a, const u32 *echo)
+static void mro_slot_acked(struct mro_qp *qp, u32 psn, enum mro_acked_by by,
+			   const u32 *echo)
 {
 	struct mro_txslot *t = mro_slot(qp, psn);
 	struct mro_swqe *s = mro_swqe_at(qp, t->swqe);
 
 	if (t->state == MRO_TX_ACKED)
 		return;
-	if (s->is_read_atomic && a)
+	if (s->is_read_atomic && by != MRO_ACKED_BY_RESP)
 		return;
 	if (t->fast_lost && echo)
 		mro_fast_lost_acked(qp, t, *echo);
@@ -104,7 +111,7 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn,
 		if (mro_seq_after(t->sent_us, qp->acked_sent_us))
 			qp->acked_sent_us = t->sent_us;
 		/* the peer acknowledged it on its path: that echo is owed */
-		if (a && mro_psn_self_acked(psn))
+		if (by == MRO_ACKED_BY_ACK && mro_psn_self_acked(psn))
 			mro_path_echo_owed(&qp->paths, t->path, t->path_seq,
 					   mro_now_us());
 	}
@@ -269,13 +276,13 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 	}
 
 	for (psn = qp->snd_una; mro_seq_before(psn, cum); psn++)
-		mro_slot_acked(qp, psn, a, &a->ts_echo);
+		mro_slot_acked(qp, psn, MRO_ACKED_BY_ACK, &a->ts_echo);
 	for (i = mro_sack_next(a->sack, nbits, 0); i < nbits;
 	     i = mro_sack_next(a->sack, nbits, i + 1)) {
 		psn = cum + 1 + i;
 		if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
 			continue;
-		mro_slot_acked(qp, psn, a, &a->ts_echo);
+		mro_slot_acked(qp, psn, MRO_ACKED_BY_ACK, &a->ts_echo);
 		qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
 	}
 	qp->highest_acked = mro_seq_max(qp->highest_acked, cum);
@@ -301,7 +308,7 @@ static bool mro_resp_placed(struct mro_qp *qp, struct mro_swqe *s, u32 psn,
 		mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
 		return false;
 	}
-	mro_slot_acked(qp, psn, NULL, echo);
+	mro_slot_acked(qp, psn, MRO_ACKED_BY_RESP, echo);
 	qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
 	mro_advance_una(qp);
 	return true;
@@ -360,6 +367,35 @@ static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
 			   s->num_sge, 0, &val, sizeof(val), MRO_COPY_TO_MEM,
 			   IB_ACCESS_LOCAL_WRITE);
 	mro_resp_placed(qp, s, hdr->psn, NULL, err);
+}
+
+/*
+ * The cumulative ACK @ack_psn a request of the peer carried
+ * (METAROCE_F_ACK_PIGGY), applied before the request itself (lock held).
+ * Cumulative only: no RTT, SACK, ECN or credit; the ACK that follows
+ * brings those.  The window grows by what it acknowledged, as by READ
+ * responses (mro_cc_resp()), so the later ACK is not needed for that.
+ */
+void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
+		       struct sk_buff_head *out)
+{
+	u32 una = qp->snd_una, psn;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return;
+	if (!mro_seq_after(ack_psn, una) ||
+	    !mro_ack_cum_ok(ack_psn, una, qp->snd_nxt, qp->txwin))
+		return;
+	for (psn = una; mro_seq_before(psn, ack_psn); psn++)
+		mro_slot_acked(qp, psn, MRO_ACKED_BY_PIGGY, NULL);
+	qp->highest_acked = mro_seq_max(qp->highest_acked, ack_psn);
+	mro_advance_una(qp);
+	mro_qp_count(qp, MRO_CNT_ACKS_PIGGY, 1);
+	mro_cc_resp(qp, una, false);
+	/* completes what it acknowledged, sends what the window allows */
+	mro_req_run(qp, out, 64);
 }
 
 /* a response-direction packet for this QP (lock held) */

@@ -47,6 +47,6 @@
 
 /* bytes of headers below our payload in the worst case (IPv6) */
 #define MRO_WIRE_OVERHEAD	(40 + 8 + METAROCE_BTH_LEN + METAROCE_MSG_LEN + \
-				 METAROCE_CRC_LEN)
+				 METAROCE_ACK_PIGGY_LEN + METAROCE_CRC_LEN)
 
 #endif /* MRO_PARAM_H */

@@ -360,6 +360,8 @@ enum ib_wc_opcode mro_wc_opcode(u32 opcode);
 /* mro_ack.c: requester, return path and timers */
 void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		 struct sk_buff *skb, struct sk_buff_head *out);
+void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
+		       struct sk_buff_head *out);
 enum hrtimer_restart mro_req_rto(struct hrtimer *t);
 enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
 

@@ -30,6 +30,15 @@ static bool mro_from_peer(struct mro_qp *qp, struct sk_buff *skb)
 	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &qp->av.daddr.v6);
 }
 
+/* a request: the ACK it carries first, so its WQEs complete before it */
+static void mro_rcv_request(struct mro_qp *qp, const struct mro_hdr *hdr,
+			    struct sk_buff *skb, struct sk_buff_head *out)
+{
+	if (hdr->flags & METAROCE_F_ACK_PIGGY)
+		mro_req_ack_piggy(qp, hdr->ack_psn, out);
+	mro_resp_rcv(qp, hdr, skb, out);
+}
+
 void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	     const struct mro_hdr *hdr)
 {
@@ -64,7 +73,7 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	else if (hdr->opcode == METAROCE_OP_PROBE)
 		mro_resp_probe(qp, hdr, &out);
 	else if (mro_wire_is_request(hdr->opcode))
-		mro_resp_rcv(qp, hdr, skb, &out);
+		mro_rcv_request(qp, hdr, skb, &out);
 	else
 		mro_req_rcv(qp, hdr, skb, &out);
 	mro_qp_queue_tx(qp, &out);

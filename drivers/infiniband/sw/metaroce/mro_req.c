@@ -414,6 +414,16 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		break;
 	}
 
+	/*
+	 * A message's last packet carries the ACK we owe the peer: were the
+	 * two to cross on different paths, the peer could complete our
+	 * message (its answer to what the ACK acknowledges, say) before the
+	 * WQE the ACK completes (METAROCE_F_ACK_PIGGY).
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_RC && (hdr.flags & METAROCE_F_LAST)) {
+		hdr.flags |= METAROCE_F_ACK_PIGGY;
+		hdr.ack_psn = qp->rxwin.base;
+	}
 	skb = mro_tx_build(qp, ud ? mro_swqe_av(qp, idx) : &qp->av, &hdr, plen,
 			   &payload);
 	if (!skb)

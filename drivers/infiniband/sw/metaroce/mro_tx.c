@@ -42,15 +42,15 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 			     void **payload)
 {
 	struct net_device *ndev = qp->dev->ndev;
-	int ext = mro_wire_ext_len(hdr->opcode);
+	int len = mro_wire_hdr_len(hdr->opcode, hdr->flags);
 	struct mro_skb_cb *cb;
 	struct sk_buff *skb;
 	unsigned int hlen, headroom;
 	void *buf;
 
-	if (ext < 0 || !ndev)
+	if (len < 0 || !ndev)
 		return NULL;
-	hlen = METAROCE_BTH_LEN + ext;
+	hlen = len;
 	headroom = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
 		   sizeof(struct udphdr);
 	skb = alloc_skb(headroom + hlen + payload_len + METAROCE_CRC_LEN,

@@ -64,9 +64,23 @@ u16 mro_wire_flags_valid(u8 opcode)
 {
 	if (opcode == METAROCE_OP_PROBE)
 		return METAROCE_F_ALL | METAROCE_F_NEW_PORT;
+	if (mro_wire_is_request(opcode))
+		return METAROCE_F_ALL | METAROCE_F_ACK_PIGGY;
 	return METAROCE_F_ALL;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_wire_flags_valid);
+
+int mro_wire_hdr_len(u8 opcode, u16 flags)
+{
+	int ext_len = mro_wire_ext_len(opcode);
+
+	if (ext_len < 0)
+		return -1;
+	if ((flags & METAROCE_F_ACK_PIGGY) && mro_wire_is_request(opcode))
+		ext_len += METAROCE_ACK_PIGGY_LEN;
+	return METAROCE_BTH_LEN + ext_len;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_hdr_len);
 
 bool mro_wire_has_payload(u8 opcode)
 {
@@ -172,20 +186,23 @@ size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
 {
 	struct metaroce_bth *bth = buf;
 	void *ext = (u8 *)buf + METAROCE_BTH_LEN;
-	int ext_len = mro_wire_ext_len(h->opcode);
+	int hdr_len = mro_wire_hdr_len(h->opcode, h->flags);
 	size_t len;
 
-	if (ext_len < 0 || (h->flags & ~mro_wire_flags_valid(h->opcode)) ||
+	if (hdr_len < 0 || (h->flags & ~mro_wire_flags_valid(h->opcode)) ||
 	    (h->dqpn & ~METAROCE_QPN_MASK) || (h->sqpn & ~METAROCE_QPN_MASK))
 		return 0;
 	if (h->opcode == METAROCE_OP_ACK &&
 	    (h->ack.syndrome > METAROCE_SYN_MAX ||
 	     h->ack.sack_bits > METAROCE_SACK_BITS))
 		return 0;
-	len = METAROCE_BTH_LEN + ext_len;
+	len = hdr_len;
 	if (room < len)
 		return 0;
 	h->hdr_len = len;
+	if (h->flags & METAROCE_F_ACK_PIGGY)
+		put_unaligned_be32(h->ack_psn, (u8 *)buf + len -
+				   METAROCE_ACK_PIGGY_LEN);
 
 	bth->ver = METAROCE_WIRE_VERSION << 4;
 	bth->opcode = h->opcode;
@@ -331,18 +348,24 @@ static enum mro_wire_err decode_ack(const struct metaroce_ack *w,
 enum mro_wire_err mro_wire_peek(const void *buf, size_t len, u16 *hdr_len)
 {
 	const struct metaroce_bth *bth = buf;
-	int ext_len;
+	int want;
 	u16 hlen;
 
 	if (len < METAROCE_BTH_LEN + METAROCE_CRC_LEN)
 		return MRO_WIRE_SHORT;
 	if (bth->ver != METAROCE_WIRE_VERSION << 4)
 		return MRO_WIRE_VERSION;
-	ext_len = mro_wire_ext_len(bth->opcode);
-	if (ext_len < 0)
+	want = mro_wire_hdr_len(bth->opcode, 0);
+	if (want < 0)
 		return MRO_WIRE_OPCODE;
+	/*
+	 * Nothing but ver, opcode and hdr_len before the CRC: a request's
+	 * hdr_len may count a piggybacked ACK, whether its flag says so is
+	 * checked after the CRC (mro_wire_parse())
+	 */
 	hlen = get_unaligned_be16(&bth->hdr_len);
-	if (hlen != METAROCE_BTH_LEN + ext_len)
+	if (hlen != want && (!mro_wire_is_request(bth->opcode) ||
+			     hlen != want + METAROCE_ACK_PIGGY_LEN))
 		return MRO_WIRE_HDR_LEN;
 	if (len < (size_t)hlen + METAROCE_CRC_LEN)
 		return MRO_WIRE_SHORT;
@@ -371,11 +394,18 @@ enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
 	h->tsval = get_unaligned_be32(&bth->tsval);
 	h->payload_len = len - METAROCE_CRC_LEN - h->hdr_len;
 
+	if (h->hdr_len != mro_wire_hdr_len(h->opcode, h->flags))
+		return MRO_WIRE_HDR_LEN;	/* ACK_PIGGY and hdr_len disagree */
+
 	if ((h->flags & ~mro_wire_flags_valid(h->opcode)) ||
 	    (h->dqpn & ~METAROCE_QPN_MASK) || (h->sqpn & ~METAROCE_QPN_MASK))
 		return MRO_WIRE_FIELD;
 	if (h->payload_len && !mro_wire_has_payload(h->opcode))
 		return MRO_WIRE_LENGTH;
+	h->ack_psn = 0;
+	if (h->flags & METAROCE_F_ACK_PIGGY)
+		h->ack_psn = get_unaligned_be32((const u8 *)buf + h->hdr_len -
+						METAROCE_ACK_PIGGY_LEN);
 
 	switch (h->opcode) {
 	case METAROCE_OP_CMP_SWAP:

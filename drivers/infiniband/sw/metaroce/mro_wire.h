@@ -96,12 +96,15 @@ struct mro_hdr {
 		struct mro_deth_hdr deth;
 		struct mro_ctrl_hdr ctrl;
 	};
+	u32 ack_psn;		/* with METAROCE_F_ACK_PIGGY */
 	u32 payload_len;	/* filled by decode */
 	bool ce;		/* receive path: outer IP header was CE */
 };
 
 /* length of the extension header of @opcode, or -1 for an unknown opcode */
 int mro_wire_ext_len(u8 opcode);
+/* bth + extension (+ piggybacked ACK) of a packet, or -1 (unknown opcode) */
+int mro_wire_hdr_len(u8 opcode, u16 flags);
 /* whether packets with @opcode may carry payload */
 bool mro_wire_has_payload(u8 opcode);
 /* whether @opcode is a request from requester to responder */
