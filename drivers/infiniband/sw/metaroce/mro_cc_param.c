@@ -28,7 +28,7 @@ static struct mro_cc_params mro_cc_defaults = {
 	.credit_quantum = 16,
 	.spec_window = 32,
 	.credit_idle_us = 2000,
-	.rev_split = 0,
+	.rev_split = 1,
 };
 
 static char mro_cc_algo[16] = "dual";
@@ -53,7 +53,7 @@ MRO_CC_PARAM(credit_budget, "receiver credit pool in packets, ~ link BDP (defaul
 MRO_CC_PARAM(credit_quantum, "smallest credit share in packets (default 16)");
 MRO_CC_PARAM(spec_window, "packets a new sender sends before its first grant (default 32)");
 MRO_CC_PARAM(credit_idle_us, "credit timer interval in us (default 2000)");
-MRO_CC_PARAM(rev_split, "1: the delay leaves out the ACKs' one-way queueing (default 0)");
+MRO_CC_PARAM(rev_split, "1: the delay leaves out the ACKs' one-way queueing (default 1)");
 
 struct mro_cc_knob {
 	const char *name;
