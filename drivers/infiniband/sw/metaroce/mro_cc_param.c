@@ -44,11 +44,11 @@ MRO_CC_PARAM(target_var_pct, "delay target grows by this % of rttvar, 0 = fixed 
 MRO_CC_PARAM(target_max_us, "largest adaptive delay target in us (default 50000)");
 MRO_CC_PARAM(min_cwnd, "smallest congestion window in packets (default 2)");
 MRO_CC_PARAM(max_cwnd, "largest congestion window in packets (default 16384)");
-MRO_CC_PARAM(ai, "additive increase in packets per RTT (default 0)");
+MRO_CC_PARAM(ai, "additive increase in packets per RTT (default 1)");
 MRO_CC_PARAM(beta_pct, "delay decrease gain in percent (default 80)");
 MRO_CC_PARAM(pace_gain_pct, "pacing rate in percent of cwnd per RTT, 0 = no pacing (default 200)");
 MRO_CC_PARAM(pace_burst_bytes, "payload bytes paced back to back, >= 1 packet (default 16384)");
-MRO_CC_PARAM(credits, "receiver credits: 1 on, 0 grant the whole window (default 0)");
+MRO_CC_PARAM(credits, "receiver credits: 1 on, 0 grant the whole window (default 1)");
 MRO_CC_PARAM(credit_budget, "receiver credit pool in packets, ~ link BDP (default 256)");
 MRO_CC_PARAM(credit_quantum, "smallest credit share in packets (default 16)");
 MRO_CC_PARAM(spec_window, "packets a new sender sends before its first grant (default 32)");
