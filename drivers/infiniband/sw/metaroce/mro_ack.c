@@ -122,6 +122,17 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, enum mro_acked_by by,
 	}
 }
 
+/* a cumulative ACK of @cum, @by what: every PSN out before it */
+static void mro_acked_before(struct mro_qp *qp, u32 cum, enum mro_acked_by by,
+			     const u32 *echo)
+{
+	u32 psn;
+
+	for (psn = qp->snd_una; mro_seq_before(psn, cum); psn++)
+		mro_slot_acked(qp, psn, by, echo);
+	qp->highest_acked = mro_seq_max(qp->highest_acked, cum);
+}
+
 static void mro_advance_una(struct mro_qp *qp)
 {
 	bool moved = false;
@@ -275,8 +286,7 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 		return;
 	}
 
-	for (psn = qp->snd_una; mro_seq_before(psn, cum); psn++)
-		mro_slot_acked(qp, psn, MRO_ACKED_BY_ACK, &a->ts_echo);
+	mro_acked_before(qp, cum, MRO_ACKED_BY_ACK, &a->ts_echo);
 	for (i = mro_sack_next(a->sack, nbits, 0); i < nbits;
 	     i = mro_sack_next(a->sack, nbits, i + 1)) {
 		psn = cum + 1 + i;
@@ -285,7 +295,6 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 		mro_slot_acked(qp, psn, MRO_ACKED_BY_ACK, &a->ts_echo);
 		qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
 	}
-	qp->highest_acked = mro_seq_max(qp->highest_acked, cum);
 	/* a full SACK may stop short of PSNs the peer has */
 	qp->ack_known_end = nbits < METAROCE_SACK_BITS ? qp->snd_nxt :
 			    cum + 1 + nbits;
@@ -379,7 +388,7 @@ static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
 void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 		       struct sk_buff_head *out)
 {
-	u32 una = qp->snd_una, psn;
+	u32 una = qp->snd_una;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
@@ -388,9 +397,7 @@ void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 	if (!mro_seq_after(ack_psn, una) ||
 	    !mro_ack_cum_ok(ack_psn, una, qp->snd_nxt, qp->txwin))
 		return;
-	for (psn = una; mro_seq_before(psn, ack_psn); psn++)
-		mro_slot_acked(qp, psn, MRO_ACKED_BY_PIGGY, NULL);
-	qp->highest_acked = mro_seq_max(qp->highest_acked, ack_psn);
+	mro_acked_before(qp, ack_psn, MRO_ACKED_BY_PIGGY, NULL);
 	mro_advance_una(qp);
 	mro_qp_count(qp, MRO_CNT_ACKS_PIGGY, 1);
 	mro_cc_resp(qp, una, false);

@@ -198,10 +198,10 @@ u32 mro_cc_rev_queue(struct mro_cc *cc, u32 now_us, u32 peer_ts)
 		rel = 0;
 		mro_minrtt_reset(&cc->rev_min);
 	}
+	owd = (u32)rel + (1U << 31);	/* from here on unsigned */
 	/* windowed like the minimum RTT: a drifting clock moves it on */
-	mro_minrtt_update(&cc->rev_min, now_us, (u32)rel + (1U << 31),
-			  MRO_CC_MINRTT_WIN_US);
-	cc->rev_q_us = (u32)rel + (1U << 31) - mro_minrtt_get(&cc->rev_min);
+	mro_minrtt_update(&cc->rev_min, now_us, owd, MRO_CC_MINRTT_WIN_US);
+	cc->rev_q_us = owd - mro_minrtt_get(&cc->rev_min);
 	return cc->rev_q_us;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_rev_queue);

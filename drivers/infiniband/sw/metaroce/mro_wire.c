@@ -359,13 +359,13 @@ enum mro_wire_err mro_wire_peek(const void *buf, size_t len, u16 *hdr_len)
 	if (want < 0)
 		return MRO_WIRE_OPCODE;
 	/*
-	 * Nothing but ver, opcode and hdr_len before the CRC: a request's
-	 * hdr_len may count a piggybacked ACK, whether its flag says so is
-	 * checked after the CRC (mro_wire_parse())
+	 * Nothing but ver, opcode and hdr_len before the CRC: either length
+	 * may be right (a request's may count a piggybacked ACK); whether the
+	 * flags agree is checked after the CRC (mro_wire_parse())
 	 */
 	hlen = get_unaligned_be16(&bth->hdr_len);
-	if (hlen != want && (!mro_wire_is_request(bth->opcode) ||
-			     hlen != want + METAROCE_ACK_PIGGY_LEN))
+	if (hlen != want &&
+	    hlen != mro_wire_hdr_len(bth->opcode, METAROCE_F_ACK_PIGGY))
 		return MRO_WIRE_HDR_LEN;
 	if (len < (size_t)hlen + METAROCE_CRC_LEN)
 		return MRO_WIRE_SHORT;
