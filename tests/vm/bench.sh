@@ -13,8 +13,8 @@
 #                     [--insnprof]
 #
 # Defaults: --profile standard (~95 min here), --reps 3 (smoke: 1),
-# --rate auto (half the unshaped rate the first transport measures in its
-# boot; the later boots reuse it), --queue 32768, --out out/bench/<UTC time>.
+# --rate auto (half the slower of the unshaped WRITE and SEND 64 KiB rates
+# the first transport measures in its boot; the later boots reuse it), --queue 32768, --out out/bench/<UTC time>.
 # Writes DIR/report.md, DIR/samples.json (every sample), DIR/*.png and the
 # lab runs in DIR/run-<transport>/.  Prints DIR at the end.  Installs what
 # it needs (jq, gcc, libibverbs-dev, python3-matplotlib) with apt.
@@ -24,7 +24,7 @@
 # --mro-params: module parameters for metaroce's modprobe in both VMs (e.g.
 # congestion control off: "cc_algo=off cc_credits=0"; default: none, the
 # module's defaults).  --cats: only these plan categories (and, with
-# --rate auto, the ceiling point it calibrates on).  With an
+# --rate auto, the ceiling points it calibrates on).  With an
 # existing --out DIR, a transport that already has DIR/run-T runs into
 # DIR/run-T.2 (.3, ...) and the report merges them (e.g. to redo a
 # category after a failure).  --interleave: all transports in ONE boot,
@@ -93,12 +93,12 @@ main() {
 	[ -n "$ko" ] || ko=$(ls out/"$dist"/*/metaroce.ko 2>/dev/null | head -n1 || true)
 
 	# plan_for T: T's plan points, only --cats (and with --rate auto the
-	# ceiling point it calibrates on)
+	# ceiling points it calibrates on)
 	plan_for() {
 		bash tests/vm/bench/plan.sh "$profile" "$1" "$reps" |
 			awk -v c=" $cats " -v auto="$([ "$rate" = auto ] && echo 1 || echo 0)" '
 				c == "  " || index(c, " " substr($1, 5) " ") ||
-				(auto && $1 == "cat=ceiling" && !cal++)'
+				(auto && $1 == "cat=ceiling" && / size=65536 / && / rep=1( |$)/)'
 	}
 	# boot NAME TRANSPORT PLAN: one boot of the pair through PLAN (TRANSPORT: the first one up)
 	boot() {
