@@ -990,6 +990,17 @@ static void pacing_arithmetic(struct kunit *test)
 		/* and the clock stays on the rate: the next is a gap away */
 		KUNIT_EXPECT_EQ(test, next, now + 50);
 	}
+	/* the burst: bytes in full packets, capped by cwnd / div, >= 1 */
+	KUNIT_EXPECT_EQ(test, mro_pace_burst(16384, 1024, 1000, 8), 16U);
+	KUNIT_EXPECT_EQ(test, mro_pace_burst(16384, 1024, 17, 8), 2U);
+	KUNIT_EXPECT_EQ(test, mro_pace_burst(16384, 4096, 64, 8), 4U);
+	KUNIT_EXPECT_EQ(test, mro_pace_burst(16384, 1024, 17, 0), 16U);
+	KUNIT_EXPECT_EQ(test, mro_pace_burst(16384, 1024, 7, 8), 1U);
+	KUNIT_EXPECT_EQ(test, mro_pace_burst(16384, 1024, 0, 8), 1U);
+	KUNIT_EXPECT_EQ(test, mro_pace_burst(1, 4096, 1000, 8), 1U);
+	KUNIT_EXPECT_EQ(test, mro_pace_burst(16384, 0, 1000, 0), 16384U);
+	KUNIT_EXPECT_EQ(test, mro_pace_burst(U32_MAX, 1, U32_MAX, 1),
+			U32_MAX);
 	/* dual: rate follows cwnd and srtt */
 	{
 		struct mro_cc cc;

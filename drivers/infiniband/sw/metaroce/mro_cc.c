@@ -360,3 +360,21 @@ u64 mro_pace_wake(u64 next_ns, u64 gap_ns, u32 burst)
 	return next_ns + gap_ns * (max(burst, 1U) - 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_pace_wake);
+
+/*
+ * Packets the pacing clock lets go back to back: @burst_bytes of full
+ * @mtu packets, but no more than @cwnd / @div (0: no such cap), and at
+ * least one.  A burst is a queue at the bottleneck; as a share of the
+ * window it is a share of the flow's own round trip, whatever the link's
+ * speed, so a sparse flow behind it (a ping) waits a bounded fraction of
+ * its own latency.
+ */
+u32 mro_pace_burst(u32 burst_bytes, u32 mtu, u32 cwnd, u32 div)
+{
+	u32 n = burst_bytes / max(mtu, 1U);
+
+	if (div)
+		n = min(n, cwnd / div);
+	return max(n, 1U);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_pace_burst);

@@ -27,6 +27,7 @@
 #define MRO_CC_NOISE_DECAY	4	/* the floor loses 1/16 per quiet round */
 #define MRO_CC_NOISE_MIN_CUT	(MRO_CC_ONE / 4)
 #define MRO_PACE_BURST_BYTES	16384	/* default of pace_burst_bytes */
+#define MRO_PACE_BURST_DIV	16	/* default of pace_burst_div */
 #define MRO_PACE_MAX_GAP_NS	1000000000ULL
 
 /* tunables of one device; units in the names */
@@ -40,6 +41,7 @@ struct mro_cc_params {
 	u32 beta_pct;		/* delay decrease gain, percent */
 	u32 pace_gain_pct;	/* 0: no pacing */
 	u32 pace_burst_bytes;	/* payload the clock lets go at once */
+	u32 pace_burst_div;	/* ... at most cwnd / this (0: no cap) */
 	/* receiver credits (mro_credit.h) */
 	u32 credits;		/* 0: grant the whole receive window */
 	u32 credit_budget;	/* packets, ~ the link's BDP */
@@ -286,5 +288,6 @@ u64 mro_pace_rate(u32 cwnd_pkts, u32 pkt_bytes, u32 srtt_us, u32 gain_pct);
 u64 mro_pace_gap_ns(u32 bytes, u64 rate);
 u64 mro_pace_next(u64 next_ns, u64 now_ns, u64 gap_ns, u64 burst_ns);
 u64 mro_pace_wake(u64 next_ns, u64 gap_ns, u32 burst);
+u32 mro_pace_burst(u32 burst_bytes, u32 mtu, u32 cwnd, u32 div);
 
 #endif /* MRO_CC_H */

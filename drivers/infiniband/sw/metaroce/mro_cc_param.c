@@ -23,6 +23,7 @@ static struct mro_cc_params mro_cc_defaults = {
 	.beta_pct = 80,
 	.pace_gain_pct = 200,
 	.pace_burst_bytes = MRO_PACE_BURST_BYTES,
+	.pace_burst_div = MRO_PACE_BURST_DIV,
 	.credits = 1,
 	.credit_budget = 256,
 	.credit_quantum = 16,
@@ -48,6 +49,7 @@ MRO_CC_PARAM(ai, "additive increase in packets per RTT (default 1)");
 MRO_CC_PARAM(beta_pct, "delay decrease gain in percent (default 80)");
 MRO_CC_PARAM(pace_gain_pct, "pacing rate in percent of cwnd per RTT, 0 = no pacing (default 200)");
 MRO_CC_PARAM(pace_burst_bytes, "payload bytes paced back to back, >= 1 packet (default 16384)");
+MRO_CC_PARAM(pace_burst_div, "paced bursts <= cwnd / this, >= 1 packet; 0 = no cap (default 16)");
 MRO_CC_PARAM(credits, "receiver credits: 1 on, 0 grant the whole window (default 1)");
 MRO_CC_PARAM(credit_budget, "receiver credit pool in packets, ~ link BDP (default 256)");
 MRO_CC_PARAM(credit_quantum, "smallest credit share in packets (default 16)");
@@ -73,6 +75,7 @@ static const struct mro_cc_knob mro_cc_knobs[] = {
 	K(beta_pct, 0, 100),
 	K(pace_gain_pct, 0, 1000),
 	K(pace_burst_bytes, 1, 1048576),
+	K(pace_burst_div, 0, 1024),
 	K(credits, 0, 1),
 	K(credit_budget, 1, 65536),
 	K(credit_quantum, 1, 65536),

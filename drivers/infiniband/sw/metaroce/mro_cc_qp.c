@@ -213,12 +213,14 @@ static u32 mro_cc_qp_pipe(struct mro_qp *qp)
 	return mro_cc_pipe(mro_inflight(qp), qp->cc.sacked, qp->lost);
 }
 
-/* full packets of this QP's MTU in the pacing clock's burst, at least one */
+/* packets in the pacing clock's burst (mro_pace_burst()) */
 static u32 mro_cc_burst_pkts(struct mro_qp *qp)
 {
-	u32 bytes = READ_ONCE(mro_cc_p(qp)->pace_burst_bytes);
+	const struct mro_cc_params *p = mro_cc_p(qp);
+	struct mro_cc *cc = &qp->cc.cc;
 
-	return max(bytes / max(qp->mtu, 1U), 1U);
+	return mro_pace_burst(READ_ONCE(p->pace_burst_bytes), qp->mtu,
+			      cc->ops->cwnd(cc), READ_ONCE(p->pace_burst_div));
 }
 
 /*
