@@ -463,6 +463,24 @@ static void rto_old_psns(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mro_rto_recent(due, due - 0x7fffffffU, 1));
 }
 
+/* the RTO waits for the ACK of a packet that asked, an RTO after it left */
+static void rto_wait_left(struct kunit *test)
+{
+	u32 sent = 0xffffff00U, rto = 1000;	/* the wait straddles the wrap */
+
+	KUNIT_EXPECT_EQ(test, mro_rto_left(sent, sent, rto), rto);
+	KUNIT_EXPECT_EQ(test, mro_rto_left(sent + 999, sent, rto), 1U);
+	KUNIT_EXPECT_EQ(test, mro_rto_left(sent + 1000, sent, rto), 0U);
+	KUNIT_EXPECT_EQ(test, mro_rto_left(sent + 0x7fffffffU, sent, rto), 0U);
+	/* sent "after" now (clock races): a whole RTO left, never more */
+	KUNIT_EXPECT_EQ(test, mro_rto_left(sent, sent + 50, rto), rto);
+	/* half the clock away reads as ahead: one RTO more, not a loop */
+	KUNIT_EXPECT_EQ(test, mro_rto_left(sent, sent + 0x80000000U, rto), rto);
+	/* no RTO: nothing to wait for */
+	KUNIT_EXPECT_EQ(test, mro_rto_left(sent, sent, 0), 0U);
+	KUNIT_EXPECT_EQ(test, mro_rto_left(0, 1, U32_MAX), U32_MAX);
+}
+
 /* the retry count ends a QP: expirations used up and the IB wait passed */
 static void retry_exhausted(struct kunit *test)
 {
@@ -881,6 +899,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(rtt_update),
 	KUNIT_CASE(rto_compute),
 	KUNIT_CASE(rto_old_psns),
+	KUNIT_CASE(rto_wait_left),
 	KUNIT_CASE(retry_exhausted),
 	KUNIT_CASE(loss_counted_once),
 	KUNIT_CASE(loss_behind_delivery),

@@ -443,6 +443,43 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	mro_req_run(qp, out, 64);
 }
 
+/*
+ * Whether the RTO that fired is early: no PSN after the oldest one out
+ * was acknowledged yet, and the first of them that asks for an ACK
+ * (mro_rto_left()) went out less than an RTO ago.  Then the timer waits
+ * for that packet's ACK instead (lock held).  Without it, a paced sender
+ * whose packets leave one at a time timed the oldest PSN's ACK from when
+ * the previous ACK came, but that ACK comes with the next PSN of the
+ * rhythm, up to 15 pacing gaps later: spurious RTOs (protocol.rst,
+ * Acknowledgements).
+ */
+static bool mro_rto_wait_ack(struct mro_qp *qp)
+{
+	u32 psn, left;
+
+	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
+		struct mro_txslot *t = mro_slot(qp, psn);
+
+		if (t->state != MRO_TX_SENT)
+			return false;
+		if (!t->asked && !mro_psn_self_acked(psn))
+			continue;
+		left = mro_rto_left(mro_now_us(), t->sent_us,
+				    min_t(u64, U32_MAX,
+					  mro_rto_backoff(qp->rto_us,
+							  qp->backoff)));
+		if (!left)
+			return false;
+		mro_count(qp->dev->stats, MRO_CNT_RTO_WAITED, 1);
+		qp->rto_due_us = mro_now_us() + left;
+		hrtimer_start(&qp->rto_timer,
+			      ns_to_ktime((u64)left * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
+		return true;
+	}
+	return false;
+}
+
 enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 {
 	struct mro_qp *qp = container_of(timer, struct mro_qp, rto_timer);
@@ -461,6 +498,8 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		mro_arm_rto(qp);
 		goto unlock;
 	}
+	if (!qp->pto_armed && mro_rto_wait_ack(qp))
+		goto unlock;
 	if (qp->pto_armed) {
 		/* the tail-loss probe: no progress for two RTTs */
 		qp->pto_armed = false;

@@ -39,6 +39,7 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_SPURIOUS_RETX].name = "spurious_retransmits",
 	[MRO_CNT_RTO].name = "rto_expired",
 	[MRO_CNT_SPURIOUS_RTO].name = "spurious_rtos",
+	[MRO_CNT_RTO_WAITED].name = "rto_waited",
 	[MRO_CNT_RNR_NAK_SENT].name = "rnr_nak_sent",
 	[MRO_CNT_RNR_NAK_RCVD].name = "rnr_nak_rcvd",
 	[MRO_CNT_NAK_SENT].name = "nak_sent",

@@ -79,6 +79,7 @@ struct mro_txslot {
 	bool on_path;		/* path/path_seq describe a transmission */
 	bool fast_lost;		/* loss detection (not a timer) declared it */
 	bool rto_lost;		/* the oldest PSN an RTO resent */
+	bool asked;		/* its last transmission had ACK_REQ */
 };
 
 /* a received message that consumes a receive WQE (SEND*, WRITE_IMM) */

@@ -444,6 +444,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		t->path = path;
 		t->path_seq = hdr.path_seq;
 		t->on_path = true;
+		t->asked = hdr.flags & METAROCE_F_ACK_REQ;
 		if (retx) {
 			t->retx++;
 			t->state = MRO_TX_SENT;
@@ -610,6 +611,7 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			r->path = t->path;
 			r->path_seq = t->path_seq;
 			r->on_path = t->on_path;
+			r->asked = t->asked;
 		}
 		if (rc && !hrtimer_active(&qp->rto_timer))
 			mro_arm_rto(qp);

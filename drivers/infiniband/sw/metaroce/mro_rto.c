@@ -66,6 +66,17 @@ bool mro_rto_recent(u32 due_us, u32 sent_us, u32 rto_us)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_rto_recent);
 
+u32 mro_rto_left(u32 now_us, u32 sent_us, u32 rto_us)
+{
+	s32 age = (s32)(now_us - sent_us);
+
+	/* a send time after now (clock races) is a send just now */
+	if (age < 0)
+		age = 0;
+	return (u32)age < rto_us ? rto_us - (u32)age : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_rto_left);
+
 bool mro_retry_exhausted(u32 retry_left, u8 retry_cnt, u64 timeout_us,
 			 u32 since_us, u32 now_us)
 {

@@ -50,6 +50,15 @@ u32 mro_pto(u32 srtt, u32 rto_us);
 bool mro_rto_recent(u32 due_us, u32 sent_us, u32 rto_us);
 
 /*
+ * The RTO times the packets that ask for an ACK (ACK_REQ, or a PSN of the
+ * responder's rhythm, mro_psn.h): the others are acknowledged with the
+ * next of them, which a paced sender may send long after.  The time left
+ * (in us, at least 1) before the RTO of the one sent at @sent_us is due,
+ * or 0 when it is due at @now_us.
+ */
+u32 mro_rto_left(u32 now_us, u32 sent_us, u32 rto_us);
+
+/*
  * The IB retry count ends a QP that makes no progress: once @retry_left
  * RTO expirations are used up *and* (retry_cnt + 1) IB local ACK timeouts
  * (@timeout_us) have passed since the episode without progress began
