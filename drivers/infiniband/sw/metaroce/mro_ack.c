@@ -451,7 +451,7 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
  * whose packets leave one at a time timed the oldest PSN's ACK from when
  * the previous ACK came, but that ACK comes with the next PSN of the
  * rhythm, up to 15 pacing gaps later: spurious RTOs (protocol.rst,
- * Acknowledgements).
+ * Retransmission timeout).
  */
 static bool mro_rto_wait_ack(struct mro_qp *qp)
 {
