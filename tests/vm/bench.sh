@@ -14,7 +14,8 @@
 #
 # Defaults: --profile standard (~95 min here), --reps 3 (smoke: 1),
 # --rate auto (half the slower of the unshaped WRITE and SEND 64 KiB rates
-# the first transport measures in its boot; the later boots reuse it), --queue 32768, --out out/bench/<UTC time>.
+# the first transport measures in its boot; the later boots reuse it),
+# --queue 32768, --out out/bench/<UTC time>.
 # Writes DIR/report.md, DIR/samples.json (every sample), DIR/*.png and the
 # lab runs in DIR/run-<transport>/.  Prints DIR at the end.  Installs what
 # it needs (jq, gcc, libibverbs-dev, python3-matplotlib) with apt.

@@ -471,10 +471,7 @@ static bool mro_rto_wait_ack(struct mro_qp *qp)
 		if (!left)
 			return false;
 		mro_count(qp->dev->stats, MRO_CNT_RTO_WAITED, 1);
-		qp->rto_due_us = mro_now_us() + left;
-		hrtimer_start(&qp->rto_timer,
-			      ns_to_ktime((u64)left * NSEC_PER_USEC),
-			      HRTIMER_MODE_REL_SOFT);
+		mro_rto_start(qp, left);
 		return true;
 	}
 	return false;

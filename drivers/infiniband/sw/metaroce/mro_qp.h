@@ -351,6 +351,7 @@ static inline struct mro_swqe *mro_swqe_of_psn(struct mro_qp *qp, u32 psn)
 
 /* mro_req.c: requester, sending */
 void mro_arm_rto(struct mro_qp *qp);
+void mro_rto_start(struct mro_qp *qp, u64 us);
 void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
 		   enum ib_wc_status status);
 void mro_req_run(struct mro_qp *qp, struct sk_buff_head *out, int budget);

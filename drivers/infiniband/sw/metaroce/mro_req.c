@@ -473,6 +473,12 @@ void mro_arm_rto(struct mro_qp *qp)
 	qp->pto_armed = pto;
 	if (pto)
 		us = pto;
+	mro_rto_start(qp, us);
+}
+
+/* the RTO timer fires @us from now; rto_due_us records when */
+void mro_rto_start(struct mro_qp *qp, u64 us)
+{
 	qp->rto_due_us = mro_now_us() + (u32)min_t(u64, us, U32_MAX / 2);
 	hrtimer_start(&qp->rto_timer, ns_to_ktime(us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
