@@ -669,6 +669,24 @@ for side, v in sorted(p.items()):
 PY
 }
 
+# ping_counters TAG: what the ping's two devices counted while send_lat TAG
+# ran, as metrics lat_TAG_DEV_NAME.  mh2 carries the ping alone; on mr the
+# requester's counters (RTOs, probes, window and credit waits) are the
+# ping's replies', the receiver's (CE marks) include the bulk flow's
+LAT_COUNTERS="sent_pkts retransmits loss_detected rto_expired spurious_rtos rto_waited tail_loss_probes
+cc_cwnd_limited cc_credit_limited cc_pace_deferred cc_ecn_ce_rcvd cc_decrease rx_out_of_order rx_duplicate"
+ping_snap() {	# ping_snap FILE: "DEV NAME VALUE" of mh2's and mr's LAT_COUNTERS
+    local d n
+    for d in mh2 mr; do
+        for n in $LAT_COUNTERS; do echo "$d $n $(mro_counter "$d" "$n")"; done
+    done >"$1"
+}
+ping_counters() {	# ping_counters TAG BEFORE AFTER
+    local k v
+    paste "$2" "$3" | awk -v t="lat_$1" '{print t "_" $1 "_" $2, $6 - $3}' |
+        while read -r k v; do lab_metric "$k" "$v"; done
+}
+
 latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
     local mode=$1 leaf=${2:-red} tag idle loaded t0 t1 bulk
     tag=$mode
@@ -676,7 +694,10 @@ latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
     [ -n "$3" ] && tag="${tag}_t$3"
     cc_set "$mode"
     set_leaf "$leaf"
+    ping_snap "$LAB_WORK/pc-$tag-0"
     idle=$(send_lat "$tag-idle")
+    ping_snap "$LAB_WORK/pc-$tag-1"
+    ping_counters "${tag}_idle" "$LAB_WORK/pc-$tag-0" "$LAB_WORK/pc-$tag-1"
     lab_metric "lat_${tag}_icmp_idle_us" "$(icmp_rtt h2 10.98.0.100)"
     # the same ping between two senders: no bottleneck on the way (CPU only)
     [ "$NMAX" -ge 3 ] && lab_metric "lat_${tag}_side_idle_us" "$(send_lat "$tag-side-idle" h2 h3 10.98.0.3)"
@@ -692,9 +713,12 @@ latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
     local probe=$!
     # the bottleneck's counters around the loaded ping (fq_codel: new_flow_count)
     tc -n sw -s qdisc show dev vr >"$LAB_OUT/lat-$tag-qdisc-before.txt"
+    ping_snap "$LAB_WORK/pc-$tag-2"
     t0=$(date +%s.%N)
     loaded=$(send_lat "$tag-loaded")
     t1=$(date +%s.%N)
+    ping_snap "$LAB_WORK/pc-$tag-3"
+    ping_counters "${tag}_loaded" "$LAB_WORK/pc-$tag-2" "$LAB_WORK/pc-$tag-3"
     tc -n sw -s qdisc show dev vr >"$LAB_OUT/lat-$tag-qdisc-after.txt"
     # the ping must have run while the bulk flow did
     lab_metric "lat_${tag}_bulk_alive" "$(kill -0 "$bulk" 2>/dev/null && echo 1 || echo 0)"
@@ -714,11 +738,13 @@ latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
         "idle=$idle loaded=$loaded"
     [ -n "$idle" ] && lab_metric "lat_${tag}_idle_us" "$idle"
     [ -n "$loaded" ] && lab_metric "lat_${tag}_loaded_us" "$loaded"
-    # the tail: ib_send_lat's average and 99th percentile
+    # the tail: ib_send_lat's average and 99th percentile, through the
+    # bottleneck and between two senders (the CPUs' share of the tail)
     local k c
-    for k in idle loaded; do
+    for k in idle loaded side-idle side-loaded; do
+        [ -f "$LAB_WORK/lat-$tag-$k-cli.out" ] || continue
         for c in avg:6 p99:8; do
-            lab_metric "lat_${tag}_${k}_${c%%:*}_us" "$(awk -v n="$INCAST_LAT_ITERS" -v c="${c#*:}" \
+            lab_metric "lat_${tag}_${k//-/_}_${c%%:*}_us" "$(awk -v n="$INCAST_LAT_ITERS" -v c="${c#*:}" \
                 '$1 == 64 && $2 == n && $3 ~ /^[0-9.]+$/ {print $c; exit}' "$LAB_WORK/lat-$tag-$k-cli.out")"
         done
     done
