@@ -330,6 +330,68 @@ def section_cpu_ceiling(samples, trs):
     return table(head, rows)
 
 
+def host_kernel_s(s, vm=None):
+    """a sample's guest kernel time in host CPU seconds: each VM's vCPU
+    thread time (what the host ran it) times the kernel share of the guest's
+    busy time; None without bench.sh --insnprof's thread times"""
+    per = s.get('per_vm') or {}
+    tot = 0.0
+    for v in ([vm] if vm else ['a', 'b']):
+        d = per.get(v) or {}
+        if not d.get('host_vcpu_s') or not d.get('cpu_busy_s'):
+            return None
+        tot += d['host_vcpu_s'] * d['cpu_kernel_s'] / d['cpu_busy_s']
+    return tot
+
+
+def vm_per_gib(pts, key, vm, scale=1):
+    """stat of VM VM's per_vm field KEY / SCALE per GiB of wire data"""
+    v = []
+    for s in pts:
+        d = (s.get('per_vm') or {}).get(vm) or {}
+        if d.get(key) is not None and s.get('rx_wire_bytes') and not s.get('error'):
+            v.append(d[key] / scale / (s['rx_wire_bytes'] / 2 ** 30))
+    return stat(v)
+
+
+def host_kernel_per_gib(pts, vm=None):
+    return stat([host_kernel_s(s, vm) / (s['rx_wire_bytes'] / 2 ** 30) for s in pts
+                 if host_kernel_s(s, vm) is not None and s.get('rx_wire_bytes')
+                 and not s.get('error')])
+
+
+def section_cpu_vms(samples, trs):
+    """the ceiling's CPU per GiB split by VM (a receives the data, b sends),
+    guest-sampled and in host time (bench.sh --insnprof)"""
+    rows = []
+    for t in ('write_bw', 'send_bw'):
+        for sz in (65536, 4096):
+            for tr in trs:
+                pts = [p for p in select(samples, transport=tr, cat='ceiling', test=t, size=sz)
+                       if p.get('per_vm')]
+                if not pts:
+                    continue
+                r = ['%s %d KiB' % (t.split('_')[0].upper(), sz // 1024), NAMES[tr]]
+                for vm in ('a', 'b'):
+                    r += [fmt(vm_per_gib(pts, 'cpu_kernel_s', vm), nd=1),
+                          fmt(vm_per_gib(pts, 'cpu_busy_s', vm), nd=1),
+                          fmt(vm_per_gib(pts, 'host_vcpu_s', vm), nd=1),
+                          fmt(host_kernel_per_gib(pts, vm), nd=1),
+                          fmt(vm_per_gib(pts, 'host_main_s', vm), nd=1),
+                          fmt(vm_per_gib(pts, 'kernel_insns', vm, 1e6), nd=0)]
+                r.append(fmt(host_kernel_per_gib(pts), nd=1))
+                rows.append(r)
+    if not rows:
+        return None
+    head = ['point', 'transport']
+    for vm in ('a (receiver)', 'b (sender)'):
+        head += ['%s kernel s' % vm, '%s busy s' % vm, '%s host vCPU s' % vm,
+                 '%s kernel in host s' % vm, '%s host main loop s' % vm,
+                 '%s kernel M insns' % vm]
+    head.append('kernel in host s, both VMs')
+    return table(head, rows)
+
+
 PAIR_KEYS = ('boot', 'cat', 'test', 'size', 'qps', 'loss', 'delay', 'reorder', 'skew', 'rep')
 
 
@@ -357,7 +419,11 @@ def section_pairs(samples, trs):
         im, ir = insns_per_gib([m]), insns_per_gib([r])
         if im and ir and ir[0]:
             i = im[0] / ir[0]
-        points.setdefault(label, []).append((key[0], g, c, i))
+        h = None
+        hm, hr = host_kernel_per_gib([m]), host_kernel_per_gib([r])
+        if hm and hr and hr[0]:
+            h = hm[0] / hr[0]
+        points.setdefault(label, []).append((key[0], g, c, i, h))
 
     def each(prs, i):	# the pairs in run order, boots apart
         boots = {}
@@ -370,17 +436,25 @@ def section_pairs(samples, trs):
         return None	# no point that both transports ran
     rows = []
     insns = any(p[3] is not None for prs in points.values() for p in prs)
+    host = any(p[4] is not None for prs in points.values() for p in prs)
     for label, prs in sorted(points.items()):
         gs = [p[1] for p in prs]
         cs = [p[2] for p in prs if p[2] is not None]
         r = [label, str(len(prs)), fmt(stat(gs)), each(prs, 1), fmt(stat(cs)), each(prs, 2)]
         if insns:
             r += [fmt(stat([p[3] for p in prs if p[3] is not None])), each(prs, 3)]
+        if host:
+            hs = [p[4] for p in prs if p[4] is not None]
+            r += [fmt(stat(hs)) if hs else '', each(prs, 4)]
         rows.append(r)
     head = ['point', 'pairs', 'goodput metaroce / rxe', 'each pair (boots split by /)',
             'kernel CPU per GiB metaroce / rxe', 'each pair']
     if insns:
         head += ['kernel instructions per GiB metaroce / rxe', 'each pair']
+    if host:
+        if not insns:
+            rows = [r[:6] + ['', ''] + r[6:] for r in rows]
+        head += ['kernel CPU in host time per GiB metaroce / rxe', 'each pair']
     return table(head, rows)
 
 
@@ -477,6 +551,16 @@ SECTIONS = [
      'host each vCPU got, but per-second costs such as timer ticks weigh '
      'more per GiB in a slow sample; see tests/vm/README.md).\n\n',
      section_cpu_ceiling),
+    ({'cat': 'ceiling'},
+     '\n### The same per VM, per GiB, in guest and in host time\n\n'
+     'VM a receives the data, b sends it (WRITE and SEND).  Guest-sampled: '
+     'kernel and busy (kernel + user) seconds from /proc/stat.  Host: the CPU '
+     'time of the VM\'s QEMU vCPU thread, which counts only while the host ran '
+     'it (the guest\'s clock also counts the time the host took it away); '
+     '"kernel in host s" is that times the guest\'s kernel share of its busy '
+     'time; the main loop emulates the VM\'s devices and timers.  Needs '
+     '`bench.sh --insnprof` (QEMU thread times from its plugin).\n\n',
+     section_cpu_vms),
     ({'interleaved': 1},
      '\n## Interleaved pairs: metaroce / rxe in one boot\n\n'
      '`bench.sh --interleave` ran both transports in one boot, alternating by '

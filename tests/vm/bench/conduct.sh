@@ -35,11 +35,12 @@ rows_json() {
 }
 
 # snap_delta "BEFORE" "AFTER": seconds busy_s kernel_s rx_bytes wire_drops
-# kernel_insns
+# kernel_insns host_vcpu_s host_main_s (bench_snap)
 snap_delta() {
-	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y)
-		printf "%.3f %.2f %.2f %d %d %.0f\n", y[1] - x[1], (y[2] - x[2]) / 100,
-			(y[3] - x[3]) / 100, y[4] - x[4], y[5] - x[5], y[6] - x[6] }'
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y); hz = y[10] > 0 ? y[10] : 1
+		printf "%.3f %.2f %.2f %d %d %.0f %.2f %.2f\n", y[1] - x[1], (y[2] - x[2]) / 100,
+			(y[3] - x[3]) / 100, y[4] - x[4], y[5] - x[5], y[6] - x[6],
+			(y[8] - x[8]) / hz, (y[9] - x[9]) / hz }'
 }
 
 # bw_client TEST SIZE QPS DUR: run the client side, print its output
@@ -133,6 +134,10 @@ point_bw() {
 		 error: (if $err == "" then null else $err end),
 		 wall_s: $b[0], cpu_busy_s: ($a[1] + $b[1]), cpu_kernel_s: ($a[2] + $b[2]),
 		 kernel_insns: (if ($a[5] // 0) > 0 and ($b[5] // 0) > 0 then $a[5] + $b[5] else null end),
+		 per_vm: {a: {cpu_busy_s: $a[1], cpu_kernel_s: $a[2], kernel_insns: $a[5],
+			      host_vcpu_s: $a[6], host_main_s: $a[7]},
+			  b: {cpu_busy_s: $b[1], cpu_kernel_s: $b[2], kernel_insns: $b[5],
+			      host_vcpu_s: $b[6], host_main_s: $b[7]}},
 		 rx_wire_bytes: (if $rd then $b[3] else $a[3] end), server_tail: $srv,
 		 wire_drops_data: (if $rd then $a[4] else $b[4] end),
 		 wire_drops_back: (if $rd then $b[4] else $a[4] end),

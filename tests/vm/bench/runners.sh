@@ -66,9 +66,9 @@ bench_down() {
 }
 
 # bench_snap: "UPTIME BUSY_JIFFIES KERNEL_JIFFIES RX_DATA_BYTES WIRE_DROPS
-# KERNEL_INSNS USER_INSNS" of this VM (WIRE_DROPS: wire_drops, its egress;
-# the instruction counts of the lab's insnprof plugin, bench.sh --insnprof,
-# else 0 0)
+# KERNEL_INSNS USER_INSNS VCPU_TICKS MAIN_TICKS HZ" of this VM (WIRE_DROPS:
+# wire_drops, its egress; the rest from the lab's insnprof plugin, bench.sh
+# --insnprof, else 0 0 0 0 1: bench_insns)
 bench_snap() {
 	local up busy kern
 	up=$(cut -d' ' -f1 /proc/uptime)
@@ -76,19 +76,30 @@ bench_snap() {
 	echo "$up $busy $kern $(wire_rx_bytes) $(wire_drops) $(bench_insns)"
 }
 
-# bench_insns: "KERNEL USER" instructions this VM executed so far (0 0
-# without the plugin)
+# bench_insns: "KERNEL USER VCPU MAIN HZ": the kernel and user instructions
+# this VM executed so far, and the host CPU time (in HZ ticks) of its QEMU's
+# vCPU threads and of its other threads (the main loop, which emulates the
+# devices and timers); the vCPU's host time counts only when the host ran it,
+# where the guest's /proc/stat counts the time the host took it away too
+# (0 0 0 0 1 without the plugin)
 bench_insns() {
-	local name=t-$BASHPID-$RANDOM k=0 u=0 key v _
+	local name=t-$BASHPID-$RANDOM k=0 u=0 vc=0 mn=0 hz=1 key v c ut st
 	if [ -d "$LAB_OUT/insnprof" ] && lab_insnprof "$name"; then
-		while read -r key v _; do
+		while read -r key v c ut st; do
 			case $key in
 			kernel) k=$v ;;
 			user) u=$v ;;
+			ticks) hz=$v ;;
+			task)
+				case $c in
+				CPU_*) vc=$((vc + ut + st)) ;;
+				*) mn=$((mn + ut + st)) ;;
+				esac
+				;;
 			esac
 		done <"$LAB_OUT/insnprof/$name.snap"
 	fi
-	echo "$k $u"
+	echo "$k $u $vc $mn $hz"
 }
 
 # srv_start NAME CMD...: run CMD in the background (its own session), log in
