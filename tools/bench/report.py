@@ -349,6 +349,8 @@ def vm_per_gib(pts, key, vm, scale=1):
     v = []
     for s in pts:
         d = (s.get('per_vm') or {}).get(vm) or {}
+        if key in ('host_vcpu_s', 'host_main_s', 'kernel_insns') and not d.get(key):
+            continue	# 0: recorded without bench.sh --insnprof
         if d.get(key) is not None and s.get('rx_wire_bytes') and not s.get('error'):
             v.append(d[key] / scale / (s['rx_wire_bytes'] / 2 ** 30))
     return stat(v)
