@@ -672,6 +672,62 @@ static void cc_ack_rhythm_no_stall(struct kunit *test)
 	}
 }
 
+/*
+ * A grant-limited sender (a share of @share PSNs past the responder's
+ * base, renewed by every ACK) against the rhythm, every packet delivered,
+ * the newest ACK returned: the flow never stalls, and once the share
+ * spans two rhythm PSNs the rhythm alone keeps it going: the packets at
+ * the grant's edge do not ask (before session 30 one did at every stop
+ * once the edge was off the rhythm, as it is here from the start).
+ */
+static void cc_ack_credit_no_stall(struct kunit *test)
+{
+	u32 share;
+
+	for (share = 1; share <= 12 * E; share++) {
+		u32 una = U32_MAX - 100, nxt = una, grant = una + share;
+		u32 asked = 0, sent = 0, last_ask = 0, step;
+		bool have_ask = false;
+
+		for (step = 0; step < 400; step++) {
+			u32 psn, acked_to;
+			bool got = false;
+
+			while (mro_seq_before(nxt, grant)) {
+				if (mro_cc_need_ack(nxt, una, 100000,
+						    nxt - una + 1,
+						    grant - nxt - 1)) {
+					asked++;
+					last_ask = nxt;
+					have_ask = true;
+				}
+				nxt++;
+				sent++;
+			}
+			acked_to = una;
+			for (psn = una; psn != nxt; psn++)
+				if (mro_psn_self_acked(psn) ||
+				    (have_ask && psn == last_ask)) {
+					acked_to = psn + 1;
+					got = true;
+				}
+			KUNIT_ASSERT_TRUE_MSG(test, got,
+					      "share %u stalls at %u", share,
+					      una);
+			una = acked_to;
+			grant = una + share;
+		}
+		if (share >= E)
+			KUNIT_EXPECT_LE_MSG(test, asked * E, sent,
+					    "share %u: %u asks in %u", share,
+					    asked, sent);
+		if (share >= 2 * E)
+			KUNIT_EXPECT_LE_MSG(test, asked, 1U,
+					    "share %u: %u asks in %u", share,
+					    asked, sent);
+	}
+}
+
 #undef E
 
 static void cc_clamps_and_hostile_samples(struct kunit *test)
@@ -1029,6 +1085,7 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_spurious_timeout_undo),
 	KUNIT_CASE(cc_ack_request_rhythm),
 	KUNIT_CASE(cc_ack_rhythm_no_stall),
+	KUNIT_CASE(cc_ack_credit_no_stall),
 	KUNIT_CASE(cc_window_reopen),
 	KUNIT_CASE(cc_credit_reopen),
 	KUNIT_CASE(cc_read_burst_size),

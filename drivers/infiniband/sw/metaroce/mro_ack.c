@@ -436,7 +436,7 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	}
 	/*
 	 * The window this ACK opened, in the softirq: a budget below what
-	 * one ACK frees (16 PSNs by the rhythm, more with window-end
+	 * one ACK frees (32 PSNs by the rhythm, more with window-end
 	 * requests) handed the rest to tx_work, a kworker round trip per
 	 * ACK or two (design.rst, session 24).
 	 */
@@ -450,7 +450,7 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
  * for that packet's ACK instead (lock held).  Without it, a paced sender
  * whose packets leave one at a time timed the oldest PSN's ACK from when
  * the previous ACK came, but that ACK comes with the next PSN of the
- * rhythm, up to 15 pacing gaps later: spurious RTOs (protocol.rst,
+ * rhythm, up to 31 pacing gaps later: spurious RTOs (protocol.rst,
  * Retransmission timeout).
  */
 static bool mro_rto_wait_ack(struct mro_qp *qp)

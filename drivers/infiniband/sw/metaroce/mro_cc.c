@@ -300,8 +300,17 @@ bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit)
 
 	if (!gap)
 		return false;	/* acknowledged unasked */
+	/*
+	 * The grant stops the sender before it: the ACK of the last
+	 * self-acknowledged PSN, if still to come, grants again from that
+	 * PSN on, beyond what was granted so far unless the share shrank
+	 * meanwhile (the responder's credit timer covers that), so only a
+	 * sender with no such ACK to come must ask.
+	 * Asking at every stop cost an ACK per burst once the grant's edge
+	 * was off the rhythm (congestion.rst, ACK requests).
+	 */
 	if (gap > credit)
-		return true;
+		return mro_seq_before(psn - back, una);
 	if (pipe + gap <= cwnd)
 		return false;	/* the sender goes on to the next one */
 	/*

@@ -47,7 +47,7 @@ static inline u32 mro_seq_max(u32 a, u32 b)
  * own every PSN whose low bits are all ones, one in MRO_ACK_EVERY.  A
  * requester asks only when it cannot send up to the next such PSN.
  */
-#define MRO_ACK_EVERY	16
+#define MRO_ACK_EVERY	32
 
 static inline bool mro_psn_self_acked(u32 psn)
 {
