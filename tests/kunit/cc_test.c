@@ -623,6 +623,26 @@ static void cc_ack_request_rhythm(struct kunit *test)
 }
 
 /*
+ * Every packet in [@una, @nxt) delivered: the PSN after the newest one
+ * that brings an ACK (a rhythm PSN, or @last_ask if @have_ask) into
+ * *@acked_to; false if none does (the flow stalls).
+ */
+static bool deliver_all(u32 una, u32 nxt, bool have_ask, u32 last_ask,
+			u32 *acked_to)
+{
+	bool got = false;
+	u32 psn;
+
+	*acked_to = una;
+	for (psn = una; psn != nxt; psn++)
+		if (mro_psn_self_acked(psn) || (have_ask && psn == last_ask)) {
+			*acked_to = psn + 1;
+			got = true;
+		}
+	return got;
+}
+
+/*
  * A window-limited sender against a responder that follows the rhythm,
  * every packet delivered, the newest ACK returned: the flow never stalls
  * (the sender always has room or an ACK to wait for), and for windows of
@@ -638,8 +658,8 @@ static void cc_ack_rhythm_no_stall(struct kunit *test)
 		bool closed = false, have_ask = false;
 
 		for (step = 0; step < 400; step++) {
-			u32 psn, acked_to;
-			bool got = false;
+			u32 acked_to;
+			bool got;
 
 			while (!mro_cc_window_wait(nxt - una, cwnd, 1,
 						   &closed) ||
@@ -653,14 +673,8 @@ static void cc_ack_rhythm_no_stall(struct kunit *test)
 				nxt++;
 				sent++;
 			}
-			/* deliver all: the newest PSN that brings an ACK */
-			acked_to = una;
-			for (psn = una; psn != nxt; psn++)
-				if (mro_psn_self_acked(psn) ||
-				    (have_ask && psn == last_ask)) {
-					acked_to = psn + 1;
-					got = true;
-				}
+			got = deliver_all(una, nxt, have_ask, last_ask,
+					  &acked_to);
 			KUNIT_ASSERT_TRUE_MSG(test, got,
 					      "cwnd %u stalls at %u", cwnd, una);
 			una = acked_to;
@@ -690,8 +704,8 @@ static void cc_ack_credit_no_stall(struct kunit *test)
 		bool have_ask = false;
 
 		for (step = 0; step < 400; step++) {
-			u32 psn, acked_to;
-			bool got = false;
+			u32 acked_to;
+			bool got;
 
 			while (mro_seq_before(nxt, grant)) {
 				if (mro_cc_need_ack(nxt, una, 100000,
@@ -704,13 +718,8 @@ static void cc_ack_credit_no_stall(struct kunit *test)
 				nxt++;
 				sent++;
 			}
-			acked_to = una;
-			for (psn = una; psn != nxt; psn++)
-				if (mro_psn_self_acked(psn) ||
-				    (have_ask && psn == last_ask)) {
-					acked_to = psn + 1;
-					got = true;
-				}
+			got = deliver_all(una, nxt, have_ask, last_ask,
+					  &acked_to);
 			KUNIT_ASSERT_TRUE_MSG(test, got,
 					      "share %u stalls at %u", share,
 					      una);
