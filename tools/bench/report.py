@@ -281,10 +281,19 @@ def section_cpu(samples, trs):
     return table(['transport', 'kernel CPU s / GiB', 'all CPU s / GiB', 'samples'], rows)
 
 
+def gib_stat(pts, value):
+    """stat of VALUE(sample) per GiB of wire data, over the samples where it is not None"""
+    v = []
+    for s in pts:
+        x = value(s)
+        if x is not None and s.get('rx_wire_bytes') and not s.get('error'):
+            v.append(x / (s['rx_wire_bytes'] / 2 ** 30))
+    return stat(v)
+
+
 def per_gib(pts, key, scale=1):
     """stat of sample field KEY / SCALE per GiB of wire data, over the samples that have it"""
-    return stat([s[key] / scale / (s['rx_wire_bytes'] / 2 ** 30) for s in pts
-                 if s.get(key) is not None and s.get('rx_wire_bytes') and not s.get('error')])
+    return gib_stat(pts, lambda s: None if s.get(key) is None else s[key] / scale)
 
 
 def kernel_per_gib(pts):
@@ -346,20 +355,16 @@ def host_kernel_s(s, vm=None):
 
 def vm_per_gib(pts, key, vm, scale=1):
     """stat of VM VM's per_vm field KEY / SCALE per GiB of wire data"""
-    v = []
-    for s in pts:
-        d = (s.get('per_vm') or {}).get(vm) or {}
-        if key in ('host_vcpu_s', 'host_main_s', 'kernel_insns') and not d.get(key):
-            continue	# 0: recorded without bench.sh --insnprof
-        if d.get(key) is not None and s.get('rx_wire_bytes') and not s.get('error'):
-            v.append(d[key] / scale / (s['rx_wire_bytes'] / 2 ** 30))
-    return stat(v)
+    def value(s):
+        x = ((s.get('per_vm') or {}).get(vm) or {}).get(key)
+        if not x and key in ('host_vcpu_s', 'host_main_s', 'kernel_insns'):
+            return None	# 0: recorded without bench.sh --insnprof
+        return None if x is None else x / scale
+    return gib_stat(pts, value)
 
 
 def host_kernel_per_gib(pts, vm=None):
-    return stat([host_kernel_s(s, vm) / (s['rx_wire_bytes'] / 2 ** 30) for s in pts
-                 if host_kernel_s(s, vm) is not None and s.get('rx_wire_bytes')
-                 and not s.get('error')])
+    return gib_stat(pts, lambda s: host_kernel_s(s, vm))
 
 
 def section_cpu_vms(samples, trs):
