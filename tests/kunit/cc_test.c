@@ -606,13 +606,24 @@ static void cc_ack_request_rhythm(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(0, 0, 100, 1, E - 2));
 	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(E - 2, 0, 1000, 3, 1));
 	/* the window lets it reach PSN E - 1 */
-	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(0, 0, E, 1, 100));
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(0, 0, 2 * E, 1, 100));
 	/* it does not, and no self-acknowledged PSN is out */
-	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(0, 0, E - 1, 1, 100));
-	/* ... one is (E - 1): its ACK leaves 2 out of E, enough to reopen */
-	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(E + 1, E - 1, E, 3, 100));
-	/* ... but a window of 2 would not reopen */
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(0, 0, 2 * E, 2 * E, 100));
+	/* ... one is (E - 1): its ACK leaves 2 out, enough to reopen */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(E + 1, E - 2, 2 * E, 2 * E,
+						 100));
+	/* below two rhythms, the window's own span: 8 PSNs in E - 1 */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(0, 0, E - 1, 1, 100));
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(7, 0, E - 1, 8, 100));
+	/* a window of 8 (span 4) stopped before PSN 3, none to come */
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(1, 0, 8, 8, 100));
+	/* ... stopped before PSN 7 with PSN 3 out: its ACK reopens */
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(5, 0, 8, 7, 100));
+	/* ... unless PSN 3 was acknowledged already */
+	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(5, 4, 8, 7, 100));
+	/* a window of 2 asks every second PSN */
 	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(E + 1, E, 2, 2, 100));
+	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(E + 2, E, 2, 1, 100));
 	/* across the wrap: U32_MAX - E is self-acknowledged and still out */
 	KUNIT_EXPECT_FALSE(test, mro_cc_need_ack(U32_MAX - 1,
 						 U32_MAX - E - 2, 4 * E, 4 * E,
@@ -620,6 +631,19 @@ static void cc_ack_request_rhythm(struct kunit *test)
 	/* ... or already acknowledged */
 	KUNIT_EXPECT_TRUE(test, mro_cc_need_ack(U32_MAX - 1, U32_MAX - E + 1,
 						4 * E, 4 * E, 100));
+}
+
+/* the requester's own rhythm below two of the responder's */
+static void cc_ack_span(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, mro_cc_ack_span(0), 2U);
+	KUNIT_EXPECT_EQ(test, mro_cc_ack_span(2), 2U);
+	KUNIT_EXPECT_EQ(test, mro_cc_ack_span(7), 2U);
+	KUNIT_EXPECT_EQ(test, mro_cc_ack_span(8), 4U);
+	KUNIT_EXPECT_EQ(test, mro_cc_ack_span(16), 8U);
+	KUNIT_EXPECT_EQ(test, mro_cc_ack_span(2 * E - 1), E / 2);
+	KUNIT_EXPECT_EQ(test, mro_cc_ack_span(2 * E), (u32)E);
+	KUNIT_EXPECT_EQ(test, mro_cc_ack_span(U32_MAX), (u32)E);
 }
 
 /*
@@ -734,6 +758,72 @@ static void cc_ack_credit_no_stall(struct kunit *test)
 			KUNIT_EXPECT_LE_MSG(test, asked, 1U,
 					    "share %u: %u asks in %u", share,
 					    asked, sent);
+	}
+}
+
+/*
+ * An ACK-clocked sender: one packet per tick, @d (< 16) ticks each way,
+ * every packet delivered, the responder acknowledging the rhythm's PSNs
+ * and those that ask, each ACK cumulative.  Packets and ACKs in @ticks.
+ */
+static void ack_clock_run(u32 cwnd, u32 d, u32 ticks, u32 *sent, u32 *acks)
+{
+	u32 pkt_psn[16] = {}, ack_cum[16] = {};
+	bool pkt_on[16] = {}, pkt_ask[16] = {}, ack_on[16] = {};
+	u32 una = U32_MAX - 100, nxt = una, t, s, a;
+	bool closed = false;
+
+	*sent = 0;
+	*acks = 0;
+	for (t = 0; t < ticks; t++) {
+		s = t % 16;
+		a = (t + d) % 16;
+		if (ack_on[s] && mro_seq_after(ack_cum[s], una))
+			una = ack_cum[s];
+		ack_on[s] = false;
+		if (pkt_on[s] && (pkt_ask[s] || mro_psn_self_acked(pkt_psn[s]))) {
+			ack_on[a] = true;
+			ack_cum[a] = pkt_psn[s] + 1;
+			(*acks)++;
+		}
+		pkt_on[s] = false;
+		if (mro_cc_window_wait(nxt - una, cwnd, 1, &closed))
+			continue;
+		pkt_on[a] = true;
+		pkt_psn[a] = nxt;
+		pkt_ask[a] = mro_cc_need_ack(nxt, una, cwnd, nxt - una + 1,
+					     1000);
+		nxt++;
+		(*sent)++;
+	}
+}
+
+/*
+ * Clocked by its ACKs, a window stops at nearly every packet: asked at
+ * its stops alone, a window below the rhythm had one ACK per 1.2-3.5
+ * packets (windows of 8-24, 3 ticks each way, before this test).  At most
+ * two ACKs per span of mro_cc_ack_span(), and the window still fills at
+ * least 0.4 of what it could move (one packet per tick, or a window per
+ * round trip).
+ */
+static void cc_ack_clocked_span(struct kunit *test)
+{
+	static const u32 delays[] = { 1, 3, 8 };
+	u32 i, cwnd, sent, acks, ideal;
+
+	for (i = 0; i < ARRAY_SIZE(delays); i++) {
+		for (cwnd = 2; cwnd <= 4 * E; cwnd++) {
+			ack_clock_run(cwnd, delays[i], 4000, &sent, &acks);
+			ideal = min_t(u32, 4000,
+				      4000 * cwnd / (2 * delays[i] + 1));
+			KUNIT_EXPECT_LE_MSG(test, acks * mro_cc_ack_span(cwnd),
+					    2 * sent,
+					    "cwnd %u, %u ticks: %u ACKs for %u",
+					    cwnd, delays[i], acks, sent);
+			KUNIT_EXPECT_GE_MSG(test, sent * 5, ideal * 2,
+					    "cwnd %u, %u ticks: %u sent",
+					    cwnd, delays[i], sent);
+		}
 	}
 }
 
@@ -1095,6 +1185,8 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_ack_request_rhythm),
 	KUNIT_CASE(cc_ack_rhythm_no_stall),
 	KUNIT_CASE(cc_ack_credit_no_stall),
+	KUNIT_CASE(cc_ack_span),
+	KUNIT_CASE(cc_ack_clocked_span),
 	KUNIT_CASE(cc_window_reopen),
 	KUNIT_CASE(cc_credit_reopen),
 	KUNIT_CASE(cc_read_burst_size),

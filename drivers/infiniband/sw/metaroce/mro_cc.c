@@ -293,13 +293,34 @@ u32 mro_cc_burst_size(u32 n, u32 pipe, u32 cwnd, u32 credit)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_burst_size);
 
+u32 mro_cc_ack_span(u32 cwnd)
+{
+	u32 span = 2;
+
+	if (cwnd >= 2 * MRO_ACK_EVERY)
+		return MRO_ACK_EVERY;
+	while (span * 2 <= cwnd / 2)
+		span *= 2;
+	return span;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_ack_span);
+
 bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit)
 {
-	u32 gap = mro_psn_to_self_ack(psn);
-	u32 back = MRO_ACK_EVERY - gap;	/* to the last self-acked PSN */
+	u32 span = mro_cc_ack_span(cwnd);
+	u32 gap = (span - 1 - psn) & (span - 1);
+	u32 back = span - gap;	/* to the last PSN acknowledged unasked */
 
-	if (!gap)
+	if (mro_psn_self_acked(psn))
 		return false;	/* acknowledged unasked */
+	/*
+	 * A window below two rhythms asks at its own points, every @span
+	 * PSNs (two or more per window): asked only at its stops, such a
+	 * window stopped at nearly every packet once ACKs clocked it, and
+	 * each stop asked (congestion.rst, ACK requests).
+	 */
+	if (!gap)
+		return true;
 	/*
 	 * The grant stops the sender before it: the ACK of the last
 	 * self-acknowledged PSN, if still to come, grants again from that

@@ -264,12 +264,21 @@ bool mro_cc_credit_wait(u32 avail, u32 span, u32 n, bool *closed);
 u32 mro_cc_burst_size(u32 n, u32 pipe, u32 cwnd, u32 credit);
 
 /*
+ * The requester's ACK rhythm for a window of @cwnd PSNs: the responder's
+ * (MRO_ACK_EVERY) once the window holds two of it, else the largest power
+ * of two at most half the window (at least 2): the PSNs that end such a
+ * span ask.
+ */
+u32 mro_cc_ack_span(u32 cwnd);
+
+/*
  * Whether the packet with @psn must ask for an ACK (mro_psn.h rhythm):
  * with @pipe PSNs in the network once it left, of a window of @cwnd, the
  * oldest unacknowledged PSN @una and @credit more PSNs granted after it.
- * It asks when the grant, or the window, stops the sender before the next
- * PSN acknowledged unasked, unless the ACK of the last such PSN, still to
- * come, will reopen the window (mro_cc_window_wait()).
+ * It asks when it ends a span of mro_cc_ack_span() (below two rhythms), or
+ * when the grant, or the window, stops the sender before the next PSN
+ * acknowledged unasked or asking, unless the ACK of the last such PSN,
+ * still to come, will reopen the window (mro_cc_window_wait()).
  */
 bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit);
 
