@@ -309,21 +309,24 @@ bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit)
 {
 	u32 span = mro_cc_ack_span(cwnd);
 	u32 gap = (span - 1 - psn) & (span - 1);
-	u32 back = span - gap;	/* to the last PSN acknowledged unasked */
+	u32 back = span - gap;	/* to the last span's end, which brings an ACK */
 
 	if (mro_psn_self_acked(psn))
 		return false;	/* acknowledged unasked */
 	/*
-	 * A window below two rhythms asks at its own points, every @span
-	 * PSNs (two or more per window): asked only at its stops, such a
+	 * A window below two rhythms asks at the end of each of its own
+	 * spans (two or more per window): asked only at its stops, such a
 	 * window stopped at nearly every packet once ACKs clocked it, and
-	 * each stop asked (congestion.rst, ACK requests).
+	 * each stop asked (congestion.rst, ACK requests).  The rules below
+	 * count from the last span's end: acknowledged unasked, or asked
+	 * (unless the window was larger when it left: then the tail-loss
+	 * probe brings the ACK).
 	 */
 	if (!gap)
 		return true;
 	/*
 	 * The grant stops the sender before it: the ACK of the last
-	 * self-acknowledged PSN, if still to come, grants again from that
+	 * span's end, if still to come, grants again from that
 	 * PSN on, beyond what was granted so far unless the share shrank
 	 * meanwhile (the responder's credit timer covers that), so only a
 	 * sender with no such ACK to come must ask.
@@ -335,8 +338,8 @@ bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit)
 	if (pipe + gap <= cwnd)
 		return false;	/* the sender goes on to the next one */
 	/*
-	 * Stopped before it: the ACK of the last self-acknowledged PSN, if
-	 * still to come, leaves @back PSNs out; enough to reopen?
+	 * Stopped before it: the ACK of the last span's end, if still to
+	 * come, leaves @back PSNs out; enough to reopen?
 	 */
 	return mro_seq_before(psn - back, una) ||
 	       back + mro_cc_reopen(cwnd) > cwnd;
