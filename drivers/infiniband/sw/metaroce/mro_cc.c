@@ -5,6 +5,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/limits.h>
+#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/string.h>
 #include <linux/time64.h>
@@ -295,20 +296,16 @@ EXPORT_SYMBOL_IF_KUNIT(mro_cc_burst_size);
 
 u32 mro_cc_ack_span(u32 cwnd)
 {
-	u32 span = 2;
-
 	if (cwnd >= 2 * MRO_ACK_EVERY)
 		return MRO_ACK_EVERY;
-	while (span * 2 <= cwnd / 2)
-		span *= 2;
-	return span;
+	return cwnd < 4 ? 2 : rounddown_pow_of_two(cwnd / 2);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_ack_span);
 
 bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit)
 {
 	u32 span = mro_cc_ack_span(cwnd);
-	u32 gap = (span - 1 - psn) & (span - 1);
+	u32 gap = mro_psn_to_span_end(psn, span);
 	u32 back = span - gap;	/* to the last span's end, which brings an ACK */
 
 	if (mro_psn_self_acked(psn))

@@ -54,10 +54,10 @@ static inline bool mro_psn_self_acked(u32 psn)
 	return (psn & (MRO_ACK_EVERY - 1)) == MRO_ACK_EVERY - 1;
 }
 
-/* PSNs after @psn up to the next one acknowledged unasked */
-static inline u32 mro_psn_to_self_ack(u32 psn)
+/* PSNs after @psn up to the next end of a @span (a power of two) */
+static inline u32 mro_psn_to_span_end(u32 psn, u32 span)
 {
-	return (MRO_ACK_EVERY - 1 - psn) & (MRO_ACK_EVERY - 1);
+	return (span - 1 - psn) & (span - 1);
 }
 
 /*
