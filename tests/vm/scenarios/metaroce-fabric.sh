@@ -8,7 +8,8 @@
 #   - per-device paths: /sys/class/infiniband/DEV/metaroce/paths validates 1-64,
 #     0 returns to the module parameter, new QPs get the device's value
 #   - spraying: ib_write_bw h1 -> h2 (4 QPs x 8 paths) moves packets through every
-#     spine (tx packet counters of each spine's interfaces), and every path of a QP
+#     spine (tx packet counters of each spine's interfaces, at least 0.2 % of the
+#     transfer each), and every path of a QP
 #     sends (rdma resource show qp -dd: pN_tx_pkts)
 #   - per-QP counters: `rdma statistic qp set ... auto type on` (mr1) and
 #     `rdma statistic qp bind ... lqpn N` (mr2) give counters that grow with the
@@ -246,10 +247,16 @@ for s in $SPINES; do
     total=$((total + tx1[$s]))
     lab_metric "spine${s}_tx_pkts" "${tx1[$s]}"
 done
-# 32 flows (4 QPs x 8 paths) over 4 spines: each spine must carry a share
+# 32 flows (4 QPs x 8 paths) over 4 spines: each spine must carry some of
+# them.  How many land on a spine is up to the L4 hash of random source
+# ports: a spine with one flow carries about 1/32 (3 %) of the packets, less
+# when that flow's QP is slow (1.8 % seen), and a spine with no flow in
+# either direction carries only ARP/ND.  So the floor is 0.2 % of the
+# packets, a sixteenth of one flow's share and far above the control
+# traffic (a spine gets no data flow by chance about once in 2500 runs).
 for s in $SPINES; do
     lab_check "spine$s-carried" sh -c \
-        "echo spine $s: ${tx1[$s]} of $total; test $((tx1[$s] * 100)) -ge $((total * 2))"
+        "echo spine $s: ${tx1[$s]} of $total; test $total -gt 0 && test $((tx1[$s] * 500)) -ge $total"
 done
 
 # optional counters counted the transfer
