@@ -11,6 +11,7 @@
 #   make test-debug       VM scenarios on the lockdep/KASAN/kmemleak debug kernel
 #   make demo             the README's main job: a VM-lab demo
 #   make bench            benchmarks in the VM lab
+#   make bench-simhole    a black-holed path timed in simulated time (QEMU -icount)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -44,4 +45,7 @@ demo:
 bench:
 	$(ROOT)/tests/vm/bench.sh
 
-.PHONY: all modules clean matrix lint kunit test test-debug demo bench
+bench-simhole:
+	$(ROOT)/tests/vm/bench-simhole.sh
+
+.PHONY: all modules clean matrix lint kunit test test-debug demo bench bench-simhole

@@ -7,6 +7,11 @@
 # LAB_KERNEL, if set, is a kernel image booted instead of the image's vmlinuz + initrd.img
 # (it must have virtio, ext4 and 9p built in: no initrd is given).
 # The VM's human monitor listens on SCRATCH/NAME.mon (lib/vm-monitor.py talks to it).
+# LAB_VM_ICOUNT, if set, puts the guest on an instruction-counted clock: the value is
+# QEMU's -icount option (e.g. "shift=0,sleep=off": every instruction is 1 ns of guest
+# time, and an idle guest jumps to its next timer).  Guest time is then simulated time,
+# independent of how busy the host is; TCG runs single-threaded (one host thread for
+# all vCPUs).  Meant for the netns topology: two such VMs do not share a clock.
 # LAB_INSNPROF=1 loads the instruction-counting plugin (lib/insnprof.c, built into the
 # cache) with its snapshots in VMDIR/insnprof (the guest's $LAB_OUT/insnprof).
 set -euo pipefail
@@ -35,6 +40,9 @@ args=(
     -fsdev "local,id=labout,path=$vmdir,security_model=none"
     -device virtio-9p-pci,fsdev=labout,mount_tag=labout
 )
+if [ -n "${LAB_VM_ICOUNT:-}" ]; then
+    args+=(-icount "$LAB_VM_ICOUNT")
+fi
 if [ -n "${LAB_KERNEL:-}" ]; then
     args+=(-kernel "$LAB_KERNEL")
 else
