@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""simhole.py TRACE: the black hole of tests/vm/scenarios/metaroce-simhole.sh
+"""simhole.py TRACE [SLOT]: the black hole of tests/vm/scenarios/metaroce-simhole.sh
 in 1 ms steps, from the receiver's function trace.
 
 TRACE is the guest's ftrace output: one mro_resp_rcv line per request
@@ -25,6 +25,10 @@ reference rate R is the packets per 10 ms over the BASE seconds before
   hole_ratio       packets in the whole hole / the same at rate R
   tc_on_ms         on1 - on0: how long adding the filter took
   retire_ms        the first mro_path_retire after on0, ms after on0
+  retx_first_ms    the first mro_retransmit of a packet sent on SLOT (the
+                   holed path slot) after on0, ms after on0
+  retx_slot_100ms  retransmits of packets sent on SLOT in the hole's first
+                   100 ms; retx_other_100ms of packets sent on other slots
 With the sender's "una" kprobe events in TRACE too (snd_una at each entry
 of mro_advance_una: acknowledged progress, what completes messages), the
 same for cumulatively acknowledged PSNs, 10 ms bins only (an ACK every few
@@ -40,6 +44,7 @@ import re
 import sys
 
 LINE = re.compile(r"\s(\d+\.\d+): (.*)$")
+RETX = re.compile(r"^mro_retransmit: .* path (\d+) -> (\d+)")
 UNA = re.compile(r"^una: .* qp=(0x[0-9a-f]+) una=(\d+)")
 BASE = 3.0
 WIN = 0.010
@@ -48,7 +53,7 @@ LOW = 7 / 8
 
 
 def parse(path):
-    pkts, marks, retire, revive, una = [], {}, [], [], {}
+    pkts, marks, retire, revive, una, retx = [], {}, [], [], {}, []
     with open(path, errors="replace") as f:
         for line in f:
             m = LINE.search(line)
@@ -63,12 +68,16 @@ def parse(path):
                 retire.append(t)
             elif rest.startswith("mro_path_revive:"):
                 revive.append(t)
+            elif rest.startswith("mro_retransmit: "):
+                r = RETX.match(rest)
+                if r:
+                    retx.append((t, int(r.group(1))))
             elif rest.startswith("una: "):
                 u = UNA.match(rest)
                 if u:
                     una.setdefault(u.group(1), []).append((t, int(u.group(2))))
     pkts.sort()
-    return pkts, marks, retire, revive, unwrap(una)
+    return pkts, marks, retire, revive, unwrap(una), retx
 
 
 def unwrap(una):
@@ -140,7 +149,8 @@ def recovery(wins):
 
 
 def main():
-    pkts, marks, retire, revive, una = parse(sys.argv[1])
+    pkts, marks, retire, revive, una, retx = parse(sys.argv[1])
+    slot = int(sys.argv[2]) if len(sys.argv) > 2 else None
     on, off = marks.get("on0"), marks.get("off0")
     if on is None or off is None or not pkts:
         print("error missing_markers_or_packets")
@@ -165,6 +175,12 @@ def main():
     if later:
         m["retire_ms"] = round(1000 * (later[0] - on), 2)
     m["revived"] = sum(1 for t in revive if t >= on)
+    if slot is not None:
+        mine = [t for t, p in retx if p == slot and t >= on]
+        if mine:
+            m["retx_first_ms"] = round(1000 * (mine[0] - on), 2)
+        m["retx_slot_100ms"] = sum(1 for t in mine if t < on + 0.1)
+        m["retx_other_100ms"] = sum(1 for t, p in retx if p != slot and on <= t < on + 0.1)
     m["hole_s"] = round(off - on, 3)
     m["packets"] = len(pkts)
     ut = [t for t, _ in una]

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """simhole_report.py [--dist D] [--icount X] [--rate R] DIR: the markdown
 report of tests/vm/bench-simhole.sh from DIR/rep-*/vm/{metrics.jsonl,
-simhole.txt, result.json}."""
+simhole.txt, result.json}.  To redo the analysis of saved traces:
+python3 tools/bench/simhole.py DIR/rep-N/vm/trace.txt SLOT >DIR/rep-N/vm/simhole.txt
+"""
 import argparse
 import glob
 import json
@@ -16,6 +18,9 @@ ROWS = [
     ("hole_mibps", "WRITE 64 KiB through the bottleneck, with the hole, MiB/s"),
     ("simhole_rate_pkts_10ms", "packets delivered per 10 ms before the hole (R)"),
     ("simhole_tc_on_ms", "adding the drop filter took, ms"),
+    ("simhole_retx_first_ms", "first resend of a packet sent on the holed path after, ms"),
+    ("simhole_retx_slot_100ms", "resends of its packets in the first 100 ms"),
+    ("simhole_retx_other_100ms", "resends of other paths' packets in the first 100 ms"),
     ("simhole_retire_ms", "path retired after, ms"),
     ("simhole_first_10_ms", "delivered in the hole's first 10 ms / R"),
     ("simhole_first_20_ms", "... first 20 ms"),
@@ -51,11 +56,21 @@ def load(rep):
     if os.path.exists(path):
         with open(path) as f:
             res = json.load(f)
+    # simhole.txt wins over the guest's metrics: the same analysis, or a
+    # newer one run on the host over the saved trace
     bins = []
     path = os.path.join(rep, "vm", "simhole.txt")
     if os.path.exists(path):
         with open(path) as f:
-            bins = [line[2:].rstrip() for line in f if line.startswith("# ")]
+            for line in f:
+                if line.startswith("# "):
+                    bins.append(line[2:].rstrip())
+                elif len(line.split()) == 2:
+                    k, v = line.split()
+                    try:
+                        m["simhole_" + k] = float(v) if "." in v else int(v)
+                    except ValueError:
+                        m["simhole_" + k] = v
     return m, res, bins
 
 
@@ -70,7 +85,7 @@ def main():
     ap.add_argument("--rate", default="?")
     ap.add_argument("dir")
     a = ap.parse_args()
-    reps = sorted(glob.glob(os.path.join(a.dir, "rep-*")),
+    reps = sorted((p for p in glob.glob(os.path.join(a.dir, "rep-*")) if os.path.isdir(p)),
                   key=lambda p: int(p.rsplit("-", 1)[1]))
     data = [load(r) for r in reps]
     print("# metaroce: one of 8 paths black-holed, in simulated time\n")

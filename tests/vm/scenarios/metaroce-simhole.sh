@@ -11,11 +11,12 @@
 # ib_write_bw 64 KiB into mr2 (h2) over 8 paths.  After SIMHOLE_PRE seconds of
 # data a u32 filter on h2's ingress drops one path's source port (one path
 # of 8, a hole in the network the sender cannot see) for SIMHOLE_HOLE
-# seconds.  The responder's function trace (every mro_resp_rcv call, with
-# trace_marker lines around the filter's addition and removal) gives each
-# delivered packet's time; tools/bench/simhole.py turns it into 10 ms windows
-# in 1 ms steps against the rate of the 3 s before the hole (metrics
-# simhole_*: recovery_ms, the noise without a hole base_low_pct, ...).
+# seconds.  The responder's function trace (every mro_resp_rcv call) gives
+# each delivered packet's time, beside trace_marker lines around the
+# filter's addition and removal and the path retire, revive and retransmit
+# events; tools/bench/simhole.py turns it into 10 ms windows in 1 ms steps
+# against the rate of the 3 s before the hole (metrics simhole_*:
+# recovery_ms, the noise without a hole base_low_pct, ...).
 # First an unshaped 64 KiB WRITE (unshaped_mibps) says where the CPU limit
 # is.
 #
@@ -119,6 +120,7 @@ echo 16384 >$TR/buffer_size_kb
 lab_check ftrace-filter sh -c "echo mro_resp_rcv >$TR/set_ftrace_filter"
 echo 1 >$TR/events/metaroce/mro_path_retire/enable
 echo 1 >$TR/events/metaroce/mro_path_revive/enable
+echo 1 >$TR/events/metaroce/mro_retransmit/enable
 # the sender's acknowledged progress: snd_una at each entry of
 # mro_advance_una (its offset in struct mro_qp from simhole.conf: the
 # wrapper reads it from the module's debug info)
@@ -151,8 +153,9 @@ echo "simhole on0" >$TR/trace_marker
 ip netns exec h2 tc filter add dev eth0 ingress prio 1 protocol ip u32 match ip protocol 17 0xff \
     match ip dport $BENCH_PORT 0xffff match ip sport "$sport" 0xffff action drop
 echo "simhole on1" >$TR/trace_marker
+# nothing else runs in the hole: an rdma command here took the CPU from
+# the flow for a 10 ms window (session 32)
 sleep "$HOLE"
-rdma resource show qp link mr1/1 -dd >"$LAB_OUT/qp-in-hole.txt" 2>&1
 echo "simhole off0" >$TR/trace_marker
 ip netns exec h2 tc filter del dev eth0 ingress prio 1
 echo "simhole off1" >$TR/trace_marker
@@ -171,7 +174,7 @@ if [ -n "${SIMHOLE_UNA_OFF:-}" ]; then
 fi
 lab_check_grep hole-retire-traced 'mro_path_retire:' cat "$LAB_OUT/trace.txt"
 lab_check_grep hole-revive-traced 'mro_path_revive:' cat "$LAB_OUT/trace.txt"
-python3 "$LAB_FILES/simhole.py" "$LAB_OUT/trace.txt" >"$LAB_OUT/simhole.txt" 2>&1
+python3 "$LAB_FILES/simhole.py" "$LAB_OUT/trace.txt" "$PATH_SLOT" >"$LAB_OUT/simhole.txt" 2>&1
 lab_check_grep simhole-analysed '^recovery_ms ' cat "$LAB_OUT/simhole.txt"
 while read -r k v; do
     [ "$k" = "#" ] || [ -z "$v" ] || lab_metric "simhole_$k" "$v"
