@@ -172,8 +172,9 @@ if [ -n "${SIMHOLE_UNA_OFF:-}" ]; then
     echo 0 >$TR/events/simhole/una/enable
     echo '-:simhole/una' >>$TR/kprobe_events
 fi
-lab_check_grep hole-retire-traced 'mro_path_retire:' cat "$LAB_OUT/trace.txt"
-lab_check_grep hole-revive-traced 'mro_path_revive:' cat "$LAB_OUT/trace.txt"
+# the holed slot itself was retired and revived (not some other path)
+lab_check_grep hole-retire-traced "mro_path_retire: .* path=$PATH_SLOT " cat "$LAB_OUT/trace.txt"
+lab_check_grep hole-revive-traced "mro_path_revive: .* path=$PATH_SLOT " cat "$LAB_OUT/trace.txt"
 python3 "$LAB_FILES/simhole.py" "$LAB_OUT/trace.txt" "$PATH_SLOT" >"$LAB_OUT/simhole.txt" 2>&1
 lab_check_grep simhole-analysed '^recovery_ms ' cat "$LAB_OUT/simhole.txt"
 while read -r k v; do
