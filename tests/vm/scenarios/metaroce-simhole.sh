@@ -98,8 +98,6 @@ write_bw() {
 # mibps OUT: perftest's average MiB/s
 mibps() { awk '$1 == 65536 && NF >= 5 { v = $4 } END { print v }' "$LAB_WORK/$1.out"; }
 
-rcvd() { cat /sys/class/infiniband/mr2/ports/1/hw_counters/rcvd_pkts; }
-
 # --- the CPU limit: unshaped -----------------------------------------------------
 lab_check wire-unshaped-h1 wire h1 none
 lab_check wire-unshaped-h2 wire h2 none
@@ -132,13 +130,13 @@ lab_check ftrace-function sh -c "echo function >$TR/current_tracer"
 echo >$TR/trace
 echo 1 >$TR/tracing_on
 
-r0=$(rcvd)
+r0=$(mro_counter mr2 rcvd_pkts)
 CLI='' SRV=''
 write_bw hole "$(awk -v a="$PRE" -v b="$HOLE" -v c="$POST" 'BEGIN { printf "%d", a + b + c + 5 }')"
 lab_check hole-started test -n "$CLI" || exit 1
 # the data flows: the responder received 100 packets more
 for _ in $(seq 120); do
-    [ "$(rcvd)" -gt $((r0 + 100)) ] && break
+    [ "$(mro_counter mr2 rcvd_pkts)" -gt $((r0 + 100)) ] && break
     sleep 0.5
 done
 sleep "$PRE"
