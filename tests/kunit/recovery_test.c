@@ -667,12 +667,14 @@ static void loss_behind_delivery(struct kunit *test)
 	for (i = 1; i < MRO_RETIRE_EWMA_STREAK; i++)
 		KUNIT_EXPECT_FALSE(test, lose(&ps, 2, false));
 	KUNIT_EXPECT_TRUE(test, lose(&ps, 2, false));
+	mro_path_retire(&ps, 2, 0, 0);
 	/* a hole after a delivery: the 8th loss with nothing after retires */
 	seq = ps.path[4].next_seq++;
 	mro_path_acked(&ps, 4, seq, 6000);
 	for (i = 1; i < MRO_RETIRE_STREAK; i++)
 		KUNIT_EXPECT_FALSE(test, lose(&ps, 4, false));
 	KUNIT_EXPECT_TRUE(test, lose(&ps, 4, false));
+	mro_path_retire(&ps, 4, 0, 0);
 	/* the same once the path sequence wraps */
 	ps.path[3].next_seq = U32_MAX - 2;
 	seq = ps.path[3].next_seq++;
@@ -833,6 +835,125 @@ static void retire_probe_revive(struct kunit *test)
 	mro_paths_free(&ps);
 }
 
+/*
+ * Two losses in a row suspend a path: it takes one new packet per
+ * MRO_SUSPEND_ROUNDS rounds, resends avoid it, a delivery lifts it, and
+ * its trickle's losses still retire it.  Many paths on a streak at once
+ * (congestion, a stall) suspend and retire nothing.
+ */
+static void suspend_trickle(struct kunit *test)
+{
+	u32 seq, picks = 8 * MRO_SUSPEND_ROUNDS * 10, counts[8] = {};
+	struct mro_pathset ps;
+	u16 i, p;
+
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
+	ps.picks = U32_MAX - 20;	/* the pick count wraps */
+	/* one loss is what random loss does */
+	KUNIT_EXPECT_FALSE(test, lose(&ps, 3, false));
+	KUNIT_EXPECT_FALSE(test, ps.path[3].suspended);
+	KUNIT_EXPECT_FALSE(test, lose(&ps, 3, false));
+	KUNIT_EXPECT_TRUE(test, ps.path[3].suspended);
+	KUNIT_EXPECT_EQ(test, ps.path[3].suspends, 1ULL);
+	/* round robin: path 3 takes one packet per 3 rounds, or a little less */
+	for (i = 0; i < picks; i++)
+		counts[mro_path_pick(&ps, &seq)]++;
+	KUNIT_EXPECT_GE(test, counts[3], picks / (8 * MRO_SUSPEND_ROUNDS + 8));
+	KUNIT_EXPECT_LE(test, counts[3], picks / (8 * MRO_SUSPEND_ROUNDS) + 1);
+	for (i = 0; i < 8; i++)
+		if (i != 3)
+			KUNIT_EXPECT_GE(test, counts[i],
+					(picks - counts[3]) / 7 - 1);
+	/* resends never go to it */
+	for (i = 0; i < 64; i++)
+		KUNIT_EXPECT_NE(test, mro_path_pick_retx(&ps, 0, &seq), 3);
+	/* its trickle's packet arrives: lifted, round robin again */
+	mro_path_acked(&ps, 3, ps.path[3].next_seq - 1, 0);
+	KUNIT_EXPECT_FALSE(test, ps.path[3].suspended);
+	memset(counts, 0, sizeof(counts));
+	for (i = 0; i < 80; i++)
+		counts[mro_path_pick(&ps, &seq)]++;
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, counts[i], 10U);
+	/* a hole: suspended on the 2nd loss, retired on the 8th */
+	for (i = 1; i < MRO_RETIRE_STREAK; i++) {
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 4, false));
+		KUNIT_EXPECT_EQ(test, ps.path[4].suspended,
+				i >= MRO_SUSPEND_STREAK);
+	}
+	KUNIT_EXPECT_EQ(test, ps.path[4].suspends, 1ULL);
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 4, false));
+	mro_path_retire(&ps, 4, 0, 0);
+	KUNIT_EXPECT_FALSE(test, ps.path[4].suspended);
+	/* the weighted scheduler keeps to the trickle too */
+	ps.sched = &mro_sched_weighted;
+	lose(&ps, 6, false);
+	lose(&ps, 6, false);
+	KUNIT_EXPECT_TRUE(test, ps.path[6].suspended);
+	memset(counts, 0, sizeof(counts));
+	for (i = 0; i < picks; i++)
+		counts[mro_path_pick(&ps, &seq)]++;
+	KUNIT_EXPECT_EQ(test, counts[4], 0U);
+	KUNIT_EXPECT_GE(test, counts[6], picks / (8 * MRO_SUSPEND_ROUNDS + 8));
+	KUNIT_EXPECT_LE(test, counts[6], picks / (8 * MRO_SUSPEND_ROUNDS) + 1);
+	/* every active path suspended (forced): the active ones, in turn */
+	for (i = 0; i < 8; i++)
+		ps.path[i].suspended = true;
+	ps.sched = &mro_sched_rr;
+	memset(counts, 0, sizeof(counts));
+	for (i = 0; i < 70; i++) {
+		p = mro_path_pick(&ps, &seq);
+		KUNIT_EXPECT_NE(test, p, 4);
+		counts[p]++;
+	}
+	for (i = 0; i < 8; i++)
+		if (i != 4)
+			KUNIT_EXPECT_GE(test, counts[i], 5U);
+	mro_paths_free(&ps);
+
+	/* congestion: paths 0 and 1 streak first, then 2 is not alone */
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
+	for (p = 0; p < 3; p++) {
+		lose(&ps, p, false);
+		lose(&ps, p, false);
+		KUNIT_EXPECT_EQ(test, ps.path[p].suspended, p < 2);
+	}
+	for (i = MRO_SUSPEND_STREAK; i < 3 * MRO_RETIRE_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 2, false));
+	KUNIT_EXPECT_FALSE(test, ps.path[2].suspended);
+	/* the others recover: path 2, alone now, goes on its next loss */
+	mro_path_delivered(&ps, 0);
+	mro_path_delivered(&ps, 1);
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 2, false));
+	KUNIT_EXPECT_TRUE(test, ps.path[2].suspended);
+	/* an RTO finds every path's packets lost: none is singled out */
+	mro_paths_free(&ps);
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
+	for (i = 0; i < MRO_RETIRE_STREAK + 2; i++)
+		for (p = 0; p < 8; p++)
+			KUNIT_EXPECT_FALSE(test, lose(&ps, p, true));
+	for (p = 0, i = 0; p < 8; p++)
+		i += ps.path[p].suspended;
+	KUNIT_EXPECT_LE(test, i, 2);
+	KUNIT_EXPECT_EQ(test, mro_paths_active(&ps), 8);
+	/* two paths: one may be suspended, never both */
+	mro_paths_free(&ps);
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 2, 11, GFP_KERNEL), 0);
+	for (i = 0; i < 4; i++) {
+		lose(&ps, 0, false);
+		lose(&ps, 1, false);
+	}
+	KUNIT_EXPECT_TRUE(test, ps.path[0].suspended);
+	KUNIT_EXPECT_FALSE(test, ps.path[1].suspended);
+	mro_paths_free(&ps);
+	/* one path is never suspended */
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 1, 11, GFP_KERNEL), 0);
+	for (i = 0; i < 4; i++)
+		lose(&ps, 0, false);
+	KUNIT_EXPECT_FALSE(test, ps.path[0].suspended);
+	mro_paths_free(&ps);
+}
+
 static void sched_retx_and_retired(struct kunit *test)
 {
 	struct mro_pathset ps;
@@ -907,6 +1028,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(retire_probe_revive),
 	KUNIT_CASE(echo_owed_retires),
 	KUNIT_CASE(sched_retx_and_retired),
+	KUNIT_CASE(suspend_trickle),
 	{}
 };
 

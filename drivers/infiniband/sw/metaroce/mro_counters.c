@@ -48,6 +48,7 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_LINK_DOWNED].name = "link_downed",
 	[MRO_CNT_PATH_RETIRED].name = "path_retired",
 	[MRO_CNT_PATH_REVIVED].name = "path_revived",
+	[MRO_CNT_PATH_SUSPENDED].name = "path_suspended",
 	[MRO_CNT_PROBES_SENT].name = "probes_sent",
 	[MRO_CNT_REPROBES_RCVD].name = "reprobes_rcvd",
 	[MRO_CNT_TLP].name = "tail_loss_probes",

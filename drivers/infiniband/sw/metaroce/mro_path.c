@@ -9,11 +9,20 @@
 #include "mro_psn.h"
 #include "mro_rto.h"
 
-/* round robin over the active paths; all retired: use them anyway */
+/*
+ * Round robin over the usable paths; when every active path is suspended,
+ * over the active ones; all retired: use them anyway.
+ */
 static u16 mro_rr_pick(struct mro_pathset *ps)
 {
 	u16 i, p;
 
+	for (i = 0; i < ps->n; i++) {
+		p = ps->cursor;
+		ps->cursor = (ps->cursor + 1) % ps->n;
+		if (mro_path_usable(ps, p))
+			return p;
+	}
 	for (i = 0; i < ps->n; i++) {
 		p = ps->cursor;
 		ps->cursor = (ps->cursor + 1) % ps->n;
@@ -54,6 +63,7 @@ int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp)
 	ps->gen = 0;
 	ps->reweigh = 0;
 	ps->owed = 0;
+	ps->picks = 0;
 	ps->sched = &mro_sched_rr;
 	for (i = 0; i < n; i++) {
 		u16 sport = mro_sport(seed, i);
@@ -81,12 +91,19 @@ void mro_paths_free(struct mro_pathset *ps)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_paths_free);
 
+/* @p takes the next packet: its next sequence into @seq */
+static u16 mro_path_take(struct mro_pathset *ps, u16 p, u32 *seq)
+{
+	struct mro_path *path = &ps->path[p];
+
+	*seq = path->next_seq++;
+	path->pick_at = ps->picks++;
+	return p;
+}
+
 u16 mro_path_pick(struct mro_pathset *ps, u32 *seq)
 {
-	u16 p = ps->sched->pick(ps);
-
-	*seq = ps->path[p].next_seq++;
-	return p;
+	return mro_path_take(ps, ps->sched->pick(ps), seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_pick);
 
@@ -97,10 +114,8 @@ u16 mro_path_pick_rhythm(struct mro_pathset *ps, u32 *seq)
 	for (i = 0; i < ps->n; i++) {
 		p = ps->acursor;
 		ps->acursor = (p + 1) % ps->n;
-		if (ps->path[p].state == MRO_PATH_ACTIVE) {
-			*seq = ps->path[p].next_seq++;
-			return p;
-		}
+		if (mro_path_usable(ps, p))
+			return mro_path_take(ps, p, seq);
 	}
 	return mro_path_pick(ps, seq);
 }
@@ -149,7 +164,9 @@ u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq)
 
 	for (i = 0; i < ps->n; i++) {
 		p = (ps->rcursor + i) % ps->n;
-		if (p == avoid || ps->path[p].state != MRO_PATH_ACTIVE)
+		/* a suspended path is no place for a resend */
+		if (p == avoid || ps->path[p].state != MRO_PATH_ACTIVE ||
+		    ps->path[p].suspended)
 			continue;
 		score = mro_path_score(ps, p);
 		if (score < best_score) {
@@ -160,17 +177,15 @@ u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq)
 	if (best == ps->n)
 		return mro_path_pick(ps, seq);
 	ps->rcursor = (best + 1) % ps->n;
-	*seq = ps->path[best].next_seq++;
-	return best;
+	return mro_path_take(ps, best, seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_pick_retx);
 
 u16 mro_path_reply(struct mro_pathset *ps, u16 req_path, u32 *seq)
 {
-	if (req_path >= ps->n || ps->path[req_path].state != MRO_PATH_ACTIVE)
+	if (req_path >= ps->n || !mro_path_usable(ps, req_path))
 		return mro_path_pick(ps, seq);
-	*seq = ps->path[req_path].next_seq++;
-	return req_path;
+	return mro_path_take(ps, req_path, seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_reply);
 

@@ -40,6 +40,7 @@ struct mro_path {
 	/* health (mro_pathscore.c) */
 	u16 loss_ewma;		/* recent loss rate in 1/1024 */
 	u16 streak;		/* losses and timeouts since a delivery */
+	bool suspended;		/* a short streak: new packets only trickle */
 	bool probing;		/* retired, a probe is out (probe_seq) */
 	bool lost_valid;	/* lost_seq holds a transmission */
 	u32 probe_seq;		/* path_seq of the latest probe */
@@ -49,6 +50,8 @@ struct mro_path {
 	u32 epoch_seq;		/* first path_seq since the last revival */
 	u64 retired;		/* times retired */
 	u64 revived;		/* times revived by a probe */
+	u64 suspends;		/* times suspended */
+	u32 pick_at;		/* ps->picks when it last took a packet */
 	/* the way back (mro_pathscore.c): an ACK the peer owes on it */
 	bool echo_owed;		/* echo_owed_seq arrived, its echo has not */
 	u32 echo_owed_seq;
@@ -78,6 +81,7 @@ struct mro_pathset {
 	u32 gen;		/* fresh source ports taken */
 	u16 reweigh;		/* weighted: picks until weights are redone */
 	u16 owed;		/* paths with echo_owed */
+	u32 picks;		/* packets given a path so far */
 	const struct mro_sched_ops *sched;
 	struct mro_path *path;
 };
@@ -111,8 +115,9 @@ void mro_path_sent(struct mro_pathset *ps, u16 p, u32 bytes, bool retx);
 void mro_path_rtt(struct mro_pathset *ps, u16 p, u32 rtt_us);
 /*
  * The path for a retransmission of a packet last sent on @avoid: the
- * healthiest active path other than @avoid (lowest mro_path_score(), ties
- * in round-robin order); the scheduler's choice if there is none.
+ * healthiest active, unsuspended path other than @avoid (lowest
+ * mro_path_score(), ties in round-robin order); the scheduler's choice if
+ * there is none.
  */
 u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq);
 /*
@@ -126,8 +131,9 @@ u16 mro_path_dup_ack(u16 path, u16 n, u16 turn);
  * The path for a response to a request that came on @req_path (READ
  * responses): the same path of ours, so that the requester, whose choice
  * it was, judges a loss on either way against that one path; the
- * scheduler's choice when @req_path is not one of ours or is retired
- * here.  Takes the path's next sequence into @seq.
+ * scheduler's choice when @req_path is not one of ours or is not usable
+ * here (retired, or suspended between its trickle's packets).  Takes the
+ * path's next sequence into @seq.
  */
 u16 mro_path_reply(struct mro_pathset *ps, u16 req_path, u32 *seq);
 /* record delivered transmission @path_seq, sent at @sent_us (no stats) */

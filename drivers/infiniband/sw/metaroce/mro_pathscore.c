@@ -16,6 +16,7 @@ void mro_path_delivered(struct mro_pathset *ps, u16 p)
 	struct mro_path *path = &ps->path[p];
 
 	path->streak = 0;
+	path->suspended = false;
 	path->loss_ewma -= path->loss_ewma >> 4;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_delivered);
@@ -29,6 +30,21 @@ u16 mro_paths_active(const struct mro_pathset *ps)
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_paths_active);
+
+/* see mro_path_lost(): @p is the only one of the active paths in trouble */
+static bool mro_paths_calm(const struct mro_pathset *ps, u16 p)
+{
+	u16 i, active = 0, others = 0;
+
+	for (i = 0; i < ps->n; i++) {
+		if (ps->path[i].state != MRO_PATH_ACTIVE)
+			continue;
+		active++;
+		if (i != p && ps->path[i].streak >= MRO_SUSPEND_STREAK)
+			others++;
+	}
+	return active >= 2 && 4 * others < active;
+}
 
 bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout)
 {
@@ -64,13 +80,18 @@ bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout)
 		return false;
 	if (path->streak < U16_MAX)
 		path->streak++;
+	if (path->state != MRO_PATH_ACTIVE || !mro_paths_calm(ps, p))
+		return false;
+	if (path->streak >= MRO_SUSPEND_STREAK && !path->suspended) {
+		path->suspended = true;
+		path->suspends++;
+	}
 	/*
 	 * Never retire more than half the paths: when most of them lose at
 	 * once, the trouble is the connection (a stall, congestion), not a
 	 * path.
 	 */
-	if (path->state != MRO_PATH_ACTIVE ||
-	    2 * (mro_paths_active(ps) - 1) < ps->n)
+	if (2 * (mro_paths_active(ps) - 1) < ps->n)
 		return false;
 	return path->streak >= MRO_RETIRE_STREAK ||
 	       (path->loss_ewma >= MRO_RETIRE_EWMA &&
@@ -159,6 +180,7 @@ void mro_path_retire(struct mro_pathset *ps, u16 p, u32 now_us, u32 wait_us)
 	mro_path_echo_clear(ps, path);
 	path->echo_misses = 0;
 	path->state = MRO_PATH_RETIRED;
+	path->suspended = false;
 	path->retired++;
 	path->probing = false;
 	path->probe_wait_us = clamp_t(u32, wait_us, MRO_PROBE_MIN_US,

@@ -11,6 +11,8 @@
 #include "mro_path.h"
 
 #define MRO_LOSS_ONE		1024	/* loss_ewma of a path losing everything */
+#define MRO_SUSPEND_STREAK	2	/* losses in a row: suspended */
+#define MRO_SUSPEND_ROUNDS	3	/* a suspended path's packet per rounds */
 #define MRO_RETIRE_STREAK	8	/* losses in a row, nothing delivered after */
 #define MRO_RETIRE_EWMA		512	/* ... or half lost recently and */
 #define MRO_RETIRE_EWMA_STREAK	3	/* ... this many in a row */
@@ -18,17 +20,45 @@
 #define MRO_PROBE_MIN_US	1000	/* first re-probe after at least */
 #define MRO_PROBE_MAX_US	(1000 * 1000)	/* re-probe interval cap */
 
-/* a packet on @p was delivered */
+/* a packet on @p was delivered (this lifts a suspension) */
 void mro_path_delivered(struct mro_pathset *ps, u16 p);
 /*
  * Transmission @seq on @p was lost (@timeout: found by the RTO).  Returns
- * true when @p should now be retired: it black-holes, and at least half
- * the paths stay active without it.  Losses of transmissions from before
- * the path's last revival are counted but do not weigh on its health; a
- * loss older than the path's latest delivery (acked_next) weighs on its
- * loss rate but does not extend its loss streak.
+ * true when @p should now be retired: it black-holes, at least half the
+ * paths stay active without it, and the other paths are calm (below).
+ * Losses of transmissions from before the path's last revival are counted
+ * but do not weigh on its health; a loss older than the path's latest
+ * delivery (acked_next) weighs on its loss rate but does not extend its
+ * loss streak.
+ *
+ * Suspension, short of retirement: MRO_SUSPEND_STREAK losses in a row
+ * (two: one is what random loss does) suspend an active path while the
+ * others are calm.  A suspended path takes one new packet per
+ * MRO_SUSPEND_ROUNDS rounds over the paths instead of one per round
+ * (mro_path_usable()): a hole costs a few packets instead of an eighth of
+ * the traffic while the streak grows to retirement, and a path that only
+ * lost two by chance is lifted by its next delivery.
+ *
+ * Calm: fewer than a quarter of the active paths, this one aside, are on
+ * a streak of MRO_SUSPEND_STREAK.  When many paths lose in a row at once
+ * (a queue overflowing as a flow starts, an RTO that finds the whole
+ * window lost), the trouble is not one path: nothing is suspended or
+ * retired.
  */
 bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout);
+/*
+ * @p may take a new packet: active, and not suspended or suspended with
+ * its trickle due (MRO_SUSPEND_ROUNDS rounds of picks since its last).
+ */
+static inline bool mro_path_usable(const struct mro_pathset *ps, u16 p)
+{
+	const struct mro_path *path = &ps->path[p];
+
+	return path->state == MRO_PATH_ACTIVE &&
+	       (!path->suspended ||
+		ps->picks - path->pick_at >= MRO_SUSPEND_ROUNDS * (u32)ps->n);
+}
+
 /* badness of @p: 0 best; loss, loss streak and RTT inflation add */
 u32 mro_path_score(const struct mro_pathset *ps, u16 p);
 /* paths carrying traffic */

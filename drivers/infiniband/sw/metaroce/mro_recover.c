@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * metaroce loss recovery around the paths: retires a path that
- * black-holes, either way (rules in mro_pathscore.c), re-probes it later
+ * metaroce loss recovery around the paths: suspends a path on a short
+ * loss streak and retires one that black-holes, either way (rules in
+ * mro_pathscore.c), re-probes it later
  * with a PROBE on a fresh source port and revives it when the probe is
  * answered; sends the tail-loss probe (a PROBE on every path with packets
  * still out, whose echoed path sequence lets per-path loss detection find
@@ -39,8 +40,12 @@ static void mro_rec_retire(struct mro_qp *qp, u16 p)
 
 void mro_rec_lost(struct mro_qp *qp, u16 p, u32 seq, bool timeout)
 {
+	u64 suspends = qp->paths.path[p].suspends;
+
 	if (mro_path_lost(&qp->paths, p, seq, timeout))
 		mro_rec_retire(qp, p);
+	if (qp->paths.path[p].suspends != suspends)
+		mro_count(qp->dev->stats, MRO_CNT_PATH_SUSPENDED, 1);
 }
 
 void mro_rec_echo_check(struct mro_qp *qp)

@@ -3,7 +3,8 @@
  * metaroce QP telemetry for `rdma resource show qp -dd` (and -j): the
  * transport state of the QP and, for each of its paths, the UDP source
  * port, state, packets and bytes sent, retransmits, losses, timeouts,
- * ACKed packets and RTT; how often paths were retired and revived.
+ * ACKed packets and RTT; how often paths were retired and revived.  A
+ * path's state is active, suspended (mro_pathscore.h) or retired.
  * Attribute names start with the path slot, e.g. p3_sport.  The message
  * budget (~3.8 KB) fits MRO_RES_PATHS paths.
  */
@@ -48,6 +49,8 @@ static int mro_put_path(struct sk_buff *msg, u16 i, const struct mro_path *p)
 
 	snprintf(key, sizeof(key), "p%u_state", i);
 	if (rdma_nl_put_driver_string(msg, key,
+				      p->state == MRO_PATH_ACTIVE &&
+				      p->suspended ? "suspended" :
 				      p->state < ARRAY_SIZE(state) ?
 				      state[p->state] : "?"))
 		return -EMSGSIZE;

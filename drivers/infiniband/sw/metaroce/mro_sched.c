@@ -12,7 +12,8 @@
  * weighted round robin: every active path gains its
  * weight, the path with the largest balance is picked and pays the sum of
  * the weights, so equal weights give plain round robin and no path waits
- * longer than a round.  Retired paths weigh nothing.
+ * longer than a round.  Retired paths weigh nothing; suspended ones only
+ * take their trickle (mro_path_usable()).
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>
@@ -59,14 +60,17 @@ static u16 mro_weighted_pick(struct mro_pathset *ps)
 	for (i = 0; i < ps->n; i++) {
 		struct mro_path *path = &ps->path[i];
 
-		if (path->state != MRO_PATH_ACTIVE || !path->weight)
+		if (!mro_path_usable(ps, i) || !path->weight)
 			continue;
 		path->wcredit += path->weight;
 		total += path->weight;
 		if (best == ps->n || path->wcredit > ps->path[best].wcredit)
 			best = i;
 	}
-	/* nothing weighed (revived since the last reweigh, or all retired) */
+	/*
+	 * nothing weighed (revived since the last reweigh, all suspended or
+	 * retired)
+	 */
 	if (best == ps->n)
 		return mro_sched_rr.pick(ps);
 	ps->path[best].wcredit -= total;
