@@ -838,7 +838,7 @@ static void retire_probe_revive(struct kunit *test)
 /*
  * Two losses in a row suspend a path: it takes one new packet per
  * MRO_SUSPEND_ROUNDS rounds, resends avoid it, a delivery lifts it, and
- * its trickle's losses still retire it.  Many paths on a streak at once
+ * its trickle's losses still retire it.  Many paths in trouble at once
  * (congestion, a stall) suspend and retire nothing.
  */
 static void suspend_trickle(struct kunit *test)
@@ -926,6 +926,17 @@ static void suspend_trickle(struct kunit *test)
 	mro_path_delivered(&ps, 1);
 	KUNIT_EXPECT_TRUE(test, lose(&ps, 2, false));
 	KUNIT_EXPECT_TRUE(test, ps.path[2].suspended);
+	/* losing a quarter of their packets lately is trouble too */
+	mro_paths_free(&ps);
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
+	for (p = 0; p < 2; p++)
+		ps.path[p].loss_ewma = MRO_TROUBLE_EWMA;
+	for (i = 1; i <= MRO_RETIRE_STREAK; i++)
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 5, false));
+	KUNIT_EXPECT_FALSE(test, ps.path[5].suspended);
+	ps.path[1].loss_ewma = MRO_TROUBLE_EWMA - 1;
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 5, false));
+	KUNIT_EXPECT_TRUE(test, ps.path[5].suspended);
 	/* an RTO finds every path's packets lost: none is singled out */
 	mro_paths_free(&ps);
 	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);

@@ -98,6 +98,11 @@ INCAST_PATHS=""
 # extra ib_write_bw options (perftest 4.5 has no -e events for WRITE)
 INCAST_BW_OPTS=""
 INCAST_CONV=1			# 0 skips the convergence runs
+# a round trip of the fabric's own: netem delays every host's egress (eth0)
+# by this much, so a packet crosses two delays each way (0: none).  With it
+# the link can hold tens of packets in flight, as a data centre's does,
+# rather than a packet taking longer than the whole idle round trip
+INCAST_DELAY_US=0
 # perftest busy-polls its CQ.  On the VM's one vCPU, N pollers at the normal
 # priority starve ksoftirqd (which runs the network stack and the driver's
 # timers under load): with 8 senders the flows moved < 1 Mbit/s in all for
@@ -115,11 +120,12 @@ lab_check modprobe-metaroce modprobe metaroce $INCAST_MRO_PARAMS || exit 1
 # the VM these numbers come from: one vCPU runs every namespace's stack and
 # the emulated link, and the link then forwards less than its rate (run K)
 lab_metric vcpus "$(nproc)"
+lab_metric delay_us "$INCAST_DELAY_US"
 lab_log "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 # perftest's clock calibration fails on a TSC the kernel calls unstable
 # (LAB_VM_APPEND=tsc=reliable); pinned, each pinger keeps one CPU's clock
 [ -z "$INCAST_LAT_PIN" ] && [ "$(nproc)" -gt 1 ] && INCAST_LAT_PIN="taskset -c $(($(nproc) - 1))"
-modprobe -a ib_uverbs rdma_ucm sch_htb sch_red sch_fq_codel veth bridge
+modprobe -a ib_uverbs rdma_ucm sch_htb sch_red sch_fq_codel sch_netem veth bridge
 
 # --- topology ---------------------------------------------------------------
 ip netns add sw
@@ -133,6 +139,10 @@ add_host() {	# add_host NS IP
     ip -n "$1" link set lo up
     ip -n "$1" addr add "$2/24" dev eth0
     ip -n "$1" link set eth0 up
+    if [ "$INCAST_DELAY_US" -gt 0 ]; then
+        lab_check "netem-$1" tc -n "$1" qdisc add dev eth0 root netem \
+            delay "${INCAST_DELAY_US}us" limit 100000
+    fi
     ip netns exec "$1" rdma link add "m$1" type metaroce netdev eth0
 }
 add_host r 10.98.0.100

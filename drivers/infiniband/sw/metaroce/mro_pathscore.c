@@ -31,16 +31,19 @@ u16 mro_paths_active(const struct mro_pathset *ps)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_paths_active);
 
-/* see mro_path_lost(): @p is the only one of the active paths in trouble */
+/* see mro_path_lost(): few active paths but @p are in trouble */
 static bool mro_paths_calm(const struct mro_pathset *ps, u16 p)
 {
 	u16 i, active = 0, others = 0;
 
 	for (i = 0; i < ps->n; i++) {
-		if (ps->path[i].state != MRO_PATH_ACTIVE)
+		const struct mro_path *path = &ps->path[i];
+
+		if (path->state != MRO_PATH_ACTIVE)
 			continue;
 		active++;
-		if (i != p && ps->path[i].streak >= MRO_SUSPEND_STREAK)
+		if (i != p && (path->streak >= MRO_SUSPEND_STREAK ||
+			       path->loss_ewma >= MRO_TROUBLE_EWMA))
 			others++;
 	}
 	return active >= 2 && 4 * others < active;

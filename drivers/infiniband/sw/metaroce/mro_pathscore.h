@@ -17,6 +17,7 @@
 #define MRO_RETIRE_EWMA		512	/* ... or half lost recently and */
 #define MRO_RETIRE_EWMA_STREAK	3	/* ... this many in a row */
 #define MRO_RETIRE_ECHO_MISSES	4	/* owed echoes lost in a row */
+#define MRO_TROUBLE_EWMA	256	/* a quarter lost recently: not calm */
 #define MRO_PROBE_MIN_US	1000	/* first re-probe after at least */
 #define MRO_PROBE_MAX_US	(1000 * 1000)	/* re-probe interval cap */
 
@@ -39,8 +40,9 @@ void mro_path_delivered(struct mro_pathset *ps, u16 p);
  * the traffic while the streak grows to retirement, and a path that only
  * lost two by chance is lifted by its next delivery.
  *
- * Calm: fewer than a quarter of the active paths, this one aside, are on
- * a streak of MRO_SUSPEND_STREAK.  When many paths lose in a row at once
+ * Calm: fewer than a quarter of the active paths, this one aside, are in
+ * trouble: on a streak of MRO_SUSPEND_STREAK, or a quarter of their
+ * packets lost recently (MRO_TROUBLE_EWMA).  When many paths lose at once
  * (a queue overflowing as a flow starts, an RTO that finds the whole
  * window lost), the trouble is not one path: nothing is suspended or
  * retired.
