@@ -911,30 +911,39 @@ static void suspend_trickle(struct kunit *test)
 			KUNIT_EXPECT_GE(test, counts[i], 5U);
 	mro_paths_free(&ps);
 
-	/* congestion: paths 0 and 1 streak first, then 2 is not alone */
+	/* paths 0-3 streak first: 4 is not alone, half the others are too */
 	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
-	for (p = 0; p < 3; p++) {
+	for (p = 0; p < 5; p++) {
 		lose(&ps, p, false);
 		lose(&ps, p, false);
-		KUNIT_EXPECT_EQ(test, ps.path[p].suspended, p < 2);
+		KUNIT_EXPECT_EQ(test, ps.path[p].suspended, p < 4);
 	}
 	for (i = MRO_SUSPEND_STREAK; i < 3 * MRO_RETIRE_STREAK; i++)
-		KUNIT_EXPECT_FALSE(test, lose(&ps, 2, false));
-	KUNIT_EXPECT_FALSE(test, ps.path[2].suspended);
-	/* the others recover: path 2, alone now, goes on its next loss */
+		KUNIT_EXPECT_FALSE(test, lose(&ps, 4, false));
+	KUNIT_EXPECT_FALSE(test, ps.path[4].suspended);
+	/* one recovers: path 4, beside 3 in trouble of 7, goes on its next */
 	mro_path_delivered(&ps, 0);
-	mro_path_delivered(&ps, 1);
-	KUNIT_EXPECT_TRUE(test, lose(&ps, 2, false));
-	KUNIT_EXPECT_TRUE(test, ps.path[2].suspended);
+	KUNIT_EXPECT_TRUE(test, lose(&ps, 4, false));
+	KUNIT_EXPECT_TRUE(test, ps.path[4].suspended);
+	/* a hole in 3 of 8 paths: all three retire */
+	mro_paths_free(&ps);
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
+	for (i = 1; i <= MRO_RETIRE_STREAK; i++)
+		for (p = 0; p < 3; p++)
+			if (lose(&ps, p, false)) {
+				KUNIT_EXPECT_EQ(test, i, MRO_RETIRE_STREAK);
+				mro_path_retire(&ps, p, 0, 0);
+			}
+	KUNIT_EXPECT_EQ(test, mro_paths_active(&ps), 5);
 	/* losing a quarter of their packets lately is trouble too */
 	mro_paths_free(&ps);
 	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
-	for (p = 0; p < 2; p++)
+	for (p = 0; p < 4; p++)
 		ps.path[p].loss_ewma = MRO_TROUBLE_EWMA;
 	for (i = 1; i <= MRO_RETIRE_STREAK; i++)
 		KUNIT_EXPECT_FALSE(test, lose(&ps, 5, false));
 	KUNIT_EXPECT_FALSE(test, ps.path[5].suspended);
-	ps.path[1].loss_ewma = MRO_TROUBLE_EWMA - 1;
+	ps.path[3].loss_ewma = MRO_TROUBLE_EWMA - 1;
 	KUNIT_EXPECT_TRUE(test, lose(&ps, 5, false));
 	KUNIT_EXPECT_TRUE(test, ps.path[5].suspended);
 	/* an RTO finds every path's packets lost: none is singled out */
@@ -945,7 +954,7 @@ static void suspend_trickle(struct kunit *test)
 			KUNIT_EXPECT_FALSE(test, lose(&ps, p, true));
 	for (p = 0, i = 0; p < 8; p++)
 		i += ps.path[p].suspended;
-	KUNIT_EXPECT_LE(test, i, 2);
+	KUNIT_EXPECT_LE(test, i, 4);
 	KUNIT_EXPECT_EQ(test, mro_paths_active(&ps), 8);
 	/* two paths: one may be suspended, never both */
 	mro_paths_free(&ps);

@@ -46,7 +46,7 @@ static bool mro_paths_calm(const struct mro_pathset *ps, u16 p)
 			       path->loss_ewma >= MRO_TROUBLE_EWMA))
 			others++;
 	}
-	return active >= 2 && 4 * others < active;
+	return active >= 2 && 2 * others < active - 1;
 }
 
 bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout)

@@ -40,12 +40,13 @@ void mro_path_delivered(struct mro_pathset *ps, u16 p);
  * the traffic while the streak grows to retirement, and a path that only
  * lost two by chance is lifted by its next delivery.
  *
- * Calm: fewer than a quarter of the active paths, this one aside, are in
- * trouble: on a streak of MRO_SUSPEND_STREAK, or a quarter of their
- * packets lost recently (MRO_TROUBLE_EWMA).  When many paths lose at once
- * (a queue overflowing as a flow starts, an RTO that finds the whole
- * window lost), the trouble is not one path: nothing is suspended or
- * retired.
+ * Calm: fewer than half of the other active paths are in trouble: on a
+ * streak of MRO_SUSPEND_STREAK, or a quarter of their packets lost
+ * recently (MRO_TROUBLE_EWMA).  When most paths lose at once (a queue
+ * overflowing as a flow starts, an RTO that finds the whole window lost),
+ * the trouble is not one path: nothing is suspended or retired.  A hole
+ * in up to 3 of 8 paths (a dead spine of 4 may take 2 or 3) is still
+ * seen as one.
  */
 bool mro_path_lost(struct mro_pathset *ps, u16 p, u32 seq, bool timeout);
 /*
