@@ -12,9 +12,10 @@
 # Defaults: --dist bookworm, --reps 3, --rate 30mbit, --icount
 # shift=0,sleep=off (1 ns per guest instruction), --out
 # out/bench-simhole/<UTC time>; the module is built (scripts/matrix.sh)
-# unless --ko names one.  The offset of snd_una in struct mro_qp (for the
-# sender's acknowledged progress) comes from the module's debug info (gdb,
-# installed with apt when missing).  About 4 minutes per boot here.
+# unless --ko names one.  The offsets of snd_una in struct mro_qp (for the
+# sender's acknowledged progress) and of path in struct mro_hdr (which path
+# each packet came by) come from the module's debug info (gdb, installed
+# with apt when missing).  About 4 minutes per boot here.
 set -euo pipefail
 main() {
 	local caller=$PWD repo dist=bookworm reps=3 ko='' rate=30mbit icount=shift=0,sleep=off out=''
@@ -51,6 +52,12 @@ main() {
 			sed -n 's/^\$1 = \([0-9]*\)$/\1/p')
 	fi
 	[ -n "$off" ] || log "no offset of snd_una (gdb): no acknowledged-progress figures"
+	local poff=''
+	if command -v gdb >/dev/null; then
+		poff=$(gdb -batch -ex 'print (int)&((struct mro_hdr *)0)->path' "$ko" 2>/dev/null |
+			sed -n 's/^\$1 = \([0-9]*\)$/\1/p')
+	fi
+	[ -n "$poff" ] || log "no offset of the header's path (gdb): no per-path arrivals"
 	cp tests/vm/scenarios/metaroce-lib.sh tests/vm/bench/wire.sh tools/bench/simhole.py "$out/files/"
 
 	# The clock is the instruction count: boots with the same settings run
@@ -62,6 +69,7 @@ main() {
 		{
 			echo "SIMHOLE_RATE=$rate"
 			echo "SIMHOLE_UNA_OFF=$off"
+			echo "SIMHOLE_PATH_OFF=$poff"
 			echo "SIMHOLE_PATH=$slot"
 			echo "SIMHOLE_PRE=$pre"
 		} >"$out/files/simhole.conf"

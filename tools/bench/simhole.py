@@ -24,11 +24,26 @@ reference rate R is the packets per 10 ms over the BASE seconds before
   first_N_ms       packets in the first N ms of the hole / (N / 10 * R)
   hole_ratio       packets in the whole hole / the same at rate R
   tc_on_ms         on1 - on0: how long adding the filter took
-  retire_ms        the first mro_path_retire after on0, ms after on0
+  recovery_after_tc_ms  recovery_ms - tc_on_ms: from when the tc command
+                   returned (the filter was in place by then); negative when
+                   recovered before it returned
+  retire_ms        the first mro_path_retire of SLOT after on0, ms after on0
+                   (of any path without SLOT)
+  retired_other    mro_path_retire events of other slots in the whole trace
+                   (the flow's start included)
   retx_first_ms    the first mro_retransmit of a packet sent on SLOT (the
                    holed path slot) after on0, ms after on0
   retx_slot_100ms  retransmits of packets sent on SLOT in the hole's first
                    100 ms; retx_other_100ms of packets sent on other slots
+With the responder's "rcv" kprobe events in TRACE too (the path of each
+request packet received):
+  slot_last_ms     the last packet that came by SLOT after on0, ms after
+                   on0: the filter took effect after it (and before the
+                   slot's next packet, slot_gap_ms later on average)
+  slot_gap_ms      the mean time between SLOT's packets in the BASE
+                   seconds before on0
+  recovery_after_last_ms  recovery_ms - slot_last_ms: an upper bound of
+                   the recovery counted from when the filter took effect
 With the sender's "una" kprobe events in TRACE too (snd_una at each entry
 of mro_advance_una: acknowledged progress, what completes messages), the
 same for cumulatively acknowledged PSNs, 10 ms bins only (an ACK every few
@@ -44,16 +59,21 @@ import re
 import sys
 
 LINE = re.compile(r"\s(\d+\.\d+): (.*)$")
+PATHNO = re.compile(r" path=(\d+) ")
 RETX = re.compile(r"^mro_retransmit: .* path (\d+) -> (\d+)")
+RCV = re.compile(r"^rcv: .* path=(\d+)")
 UNA = re.compile(r"^una: .* qp=(0x[0-9a-f]+) una=(\d+)")
 BASE = 3.0
 WIN = 0.010
 STEP = 0.001
 LOW = 7 / 8
+RCVD = []
 
 
 def parse(path):
     pkts, marks, retire, revive, una, retx = [], {}, [], [], {}, []
+    global RCVD
+    RCVD = []
     with open(path, errors="replace") as f:
         for line in f:
             m = LINE.search(line)
@@ -65,13 +85,18 @@ def parse(path):
             elif rest.startswith("tracing_mark_write: simhole "):
                 marks[rest.split()[2]] = t
             elif rest.startswith("mro_path_retire:"):
-                retire.append(t)
+                p = PATHNO.search(rest)
+                retire.append((t, int(p.group(1)) if p else -1))
             elif rest.startswith("mro_path_revive:"):
                 revive.append(t)
             elif rest.startswith("mro_retransmit: "):
                 r = RETX.match(rest)
                 if r:
                     retx.append((t, int(r.group(1))))
+            elif rest.startswith("rcv: "):
+                r = RCV.match(rest)
+                if r:
+                    RCVD.append((t, int(r.group(1))))
             elif rest.startswith("una: "):
                 u = UNA.match(rest)
                 if u:
@@ -171,9 +196,13 @@ def main():
         m["first_%d_ms" % n] = round(count(pkts, on, on + n / 1000) / max(n / 10 * rate, 1e-9), 3)
     if "on1" in marks:
         m["tc_on_ms"] = round(1000 * (marks["on1"] - on), 2)
-    later = [t for t in retire if t >= on]
+        if m["recovery_ms"] >= 0:
+            m["recovery_after_tc_ms"] = round(m["recovery_ms"] - m["tc_on_ms"], 2)
+    later = [t for t, p in retire if t >= on and (slot is None or p == slot)]
     if later:
         m["retire_ms"] = round(1000 * (later[0] - on), 2)
+    if slot is not None:
+        m["retired_other"] = sum(1 for _, p in retire if p != slot)
     m["revived"] = sum(1 for t in revive if t >= on)
     if slot is not None:
         mine = [t for t, p in retx if p == slot and t >= on]
@@ -181,6 +210,16 @@ def main():
             m["retx_first_ms"] = round(1000 * (mine[0] - on), 2)
         m["retx_slot_100ms"] = sum(1 for t in mine if t < on + 0.1)
         m["retx_other_100ms"] = sum(1 for t, p in retx if p != slot and on <= t < on + 0.1)
+    if slot is not None and RCVD:
+        mine = [t for t, p in RCVD if p == slot]
+        before = [t for t in mine if on - BASE <= t < on]
+        last = [t for t in mine if t < off]
+        if last:
+            m["slot_last_ms"] = round(1000 * (last[-1] - on), 2)
+            if m["recovery_ms"] >= 0:
+                m["recovery_after_last_ms"] = round(m["recovery_ms"] - m["slot_last_ms"], 2)
+        if len(before) > 1:
+            m["slot_gap_ms"] = round(1000 * (before[-1] - before[0]) / (len(before) - 1), 2)
     m["hole_s"] = round(off - on, 3)
     m["packets"] = len(pkts)
     ut = [t for t, _ in una]

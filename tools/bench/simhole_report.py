@@ -21,13 +21,17 @@ ROWS = [
     ("simhole_retx_first_ms", "first resend of a packet sent on the holed path after, ms"),
     ("simhole_retx_slot_100ms", "resends of its packets in the first 100 ms"),
     ("simhole_retx_other_100ms", "resends of other paths' packets in the first 100 ms"),
-    ("simhole_retire_ms", "path retired after, ms"),
+    ("simhole_retire_ms", "the holed path retired after, ms"),
     ("simhole_first_10_ms", "delivered in the hole's first 10 ms / R"),
     ("simhole_first_20_ms", "... first 20 ms"),
     ("simhole_first_50_ms", "... first 50 ms"),
     ("simhole_first_100_ms", "... first 100 ms"),
     ("simhole_hole_ratio", "... whole hole"),
     ("simhole_recovery_ms", "recovery: every 10 ms window from here on >= 7/8 R, ms"),
+    ("simhole_recovery_after_tc_ms", "... the same after the tc command returned, ms"),
+    ("simhole_slot_last_ms", "the holed slot's last packet came after, ms"),
+    ("simhole_slot_gap_ms", "... its packets' mean spacing before the hole, ms"),
+    ("simhole_recovery_after_last_ms", "recovery after that last packet (an upper bound from the filter's effect), ms"),
     ("simhole_hole_low_pct", "10 ms windows below 7/8 R in the hole, %"),
     ("simhole_base_low_pct", "the same in the 3 s before it, %"),
     ("simhole_hole_low_run_ms", "longest run of low 10 ms windows in the hole, ms"),
@@ -40,6 +44,9 @@ ROWS = [
     ("simhole_una_stall_ms", "longest snd_una standstill in the hole's first s, ms"),
     ("simhole_base_una_stall_ms", "the same in the 3 s before it, ms"),
     ("simhole_revived", "revive events after the hole began"),
+    ("simhole_retired_other", "retirements of other path slots (whole transfer)"),
+    ("hole_path_suspended", "suspensions (sender's path_suspended, whole transfer)"),
+    ("hole_path_retired", "retirements (sender's path_retired, whole transfer)"),
 ]
 
 

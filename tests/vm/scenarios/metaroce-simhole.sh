@@ -27,7 +27,9 @@
 # numbers are metrics (the 10 ms criterion is reported, not asserted).
 # Files (--files): metaroce.ko, metaroce-lib.sh, wire.sh, simhole.py and,
 # optional, simhole.conf (SIMHOLE_* settings; SIMHOLE_UNA_OFF, the offset of
-# snd_una in struct mro_qp, adds the sender's acknowledged progress).
+# snd_una in struct mro_qp, adds the sender's acknowledged progress;
+# SIMHOLE_PATH_OFF, the offset of path in struct mro_hdr, the path of every
+# packet received, so when the holed slot's last packet came).
 # tests/vm/bench-simhole.sh runs it and reports.
 # Example:
 #   LAB_VM_ICOUNT=shift=0,sleep=off tests/vm/run.sh --dist bookworm \
@@ -40,6 +42,7 @@ source "$LAB_FILES/metaroce-lib.sh"
 source "$LAB_FILES/wire.sh"
 
 SIMHOLE_UNA_OFF=
+SIMHOLE_PATH_OFF=
 # shellcheck disable=SC1091
 [ -f "$LAB_FILES/simhole.conf" ] && . "$LAB_FILES/simhole.conf"
 RATE=${SIMHOLE_RATE:-30mbit}
@@ -126,11 +129,19 @@ if [ -n "${SIMHOLE_UNA_OFF:-}" ]; then
     lab_check una-kprobe sh -c "echo 'p:simhole/una mro_advance_una qp=%di:x64 \
 una=+$SIMHOLE_UNA_OFF(%di):u32' >>$TR/kprobe_events && echo 1 >$TR/events/simhole/una/enable"
 fi
+# the path of every request packet the responder received (the header is
+# mro_resp_rcv's second argument): when the holed slot's last packet came
+if [ -n "${SIMHOLE_PATH_OFF:-}" ]; then
+    lab_check rcv-kprobe sh -c "echo 'p:simhole/rcv mro_resp_rcv \
+path=+$SIMHOLE_PATH_OFF(%si):u16' >>$TR/kprobe_events && echo 1 >$TR/events/simhole/rcv/enable"
+fi
 lab_check ftrace-function sh -c "echo function >$TR/current_tracer"
 echo >$TR/trace
 echo 1 >$TR/tracing_on
 
 r0=$(mro_counter mr2 rcvd_pkts)
+sus0=$(mro_counter mr1 path_suspended)
+ret0=$(mro_counter mr1 path_retired)
 CLI='' SRV=''
 write_bw hole "$(awk -v a="$PRE" -v b="$HOLE" -v c="$POST" 'BEGIN { printf "%d", a + b + c + 5 }')"
 lab_check hole-started test -n "$CLI" || exit 1
@@ -164,11 +175,18 @@ rdma resource show qp link mr1/1 -dd >"$LAB_OUT/qp-after.txt" 2>&1
 cp "$LAB_WORK/hole.out" "$LAB_OUT/"
 lab_check hole-transfer-completed test $rc = 0
 lab_metric hole_mibps "$(mibps hole)"
+# the sender's suspensions and retirements over the whole transfer
+lab_metric hole_path_suspended $(($(mro_counter mr1 path_suspended) - sus0))
+lab_metric hole_path_retired $(($(mro_counter mr1 path_retired) - ret0))
 cat $TR/trace >"$LAB_OUT/trace.txt"
 echo nop >$TR/current_tracer
 if [ -n "${SIMHOLE_UNA_OFF:-}" ]; then
     echo 0 >$TR/events/simhole/una/enable
     echo '-:simhole/una' >>$TR/kprobe_events
+fi
+if [ -n "${SIMHOLE_PATH_OFF:-}" ]; then
+    echo 0 >$TR/events/simhole/rcv/enable
+    echo '-:simhole/rcv' >>$TR/kprobe_events
 fi
 # the holed slot itself was retired and revived (not some other path)
 lab_check_grep hole-retire-traced "mro_path_retire: .* path=$PATH_SLOT " cat "$LAB_OUT/trace.txt"
