@@ -37,9 +37,10 @@ reference rate R is the packets per 10 ms over the BASE seconds before
                    100 ms; retx_other_100ms of packets sent on other slots
 With the responder's "rcv" kprobe events in TRACE too (the path of each
 request packet received):
-  slot_last_ms     the last packet that came by SLOT after on0, ms after
-                   on0: the filter took effect after it (and before the
-                   slot's next packet, slot_gap_ms later on average)
+  slot_last_ms     the last packet that came by SLOT before its retirement
+                   (or off0), ms after on0: the filter took effect after it
+                   (and before the slot's next packet, slot_gap_ms later
+                   on average)
   slot_gap_ms      the mean time between SLOT's packets in the BASE
                    seconds before on0
   recovery_after_last_ms  recovery_ms - slot_last_ms: an upper bound of
@@ -213,7 +214,12 @@ def main():
     if slot is not None and RCVD:
         mine = [t for t, p in RCVD if p == slot]
         before = [t for t in mine if on - BASE <= t < on]
-        last = [t for t in mine if t < off]
+        # before the slot's retirement: a revived slot has a fresh port
+        # the filter does not drop
+        end = off
+        if later:
+            end = min(off, later[0])
+        last = [t for t in mine if t < end]
         if last:
             m["slot_last_ms"] = round(1000 * (last[-1] - on), 2)
             if m["recovery_ms"] >= 0:
