@@ -68,13 +68,10 @@ BASE = 3.0
 WIN = 0.010
 STEP = 0.001
 LOW = 7 / 8
-RCVD = []
 
 
 def parse(path):
-    pkts, marks, retire, revive, una, retx = [], {}, [], [], {}, []
-    global RCVD
-    RCVD = []
+    pkts, marks, retire, revive, una, retx, rcvd = [], {}, [], [], {}, [], []
     with open(path, errors="replace") as f:
         for line in f:
             m = LINE.search(line)
@@ -97,13 +94,13 @@ def parse(path):
             elif rest.startswith("rcv: "):
                 r = RCV.match(rest)
                 if r:
-                    RCVD.append((t, int(r.group(1))))
+                    rcvd.append((t, int(r.group(1))))
             elif rest.startswith("una: "):
                 u = UNA.match(rest)
                 if u:
                     una.setdefault(u.group(1), []).append((t, int(u.group(2))))
     pkts.sort()
-    return pkts, marks, retire, revive, unwrap(una), retx
+    return pkts, marks, retire, revive, unwrap(una), retx, rcvd
 
 
 def unwrap(una):
@@ -175,7 +172,7 @@ def recovery(wins):
 
 
 def main():
-    pkts, marks, retire, revive, una, retx = parse(sys.argv[1])
+    pkts, marks, retire, revive, una, retx, rcvd = parse(sys.argv[1])
     slot = int(sys.argv[2]) if len(sys.argv) > 2 else None
     on, off = marks.get("on0"), marks.get("off0")
     if on is None or off is None or not pkts:
@@ -211,8 +208,8 @@ def main():
             m["retx_first_ms"] = round(1000 * (mine[0] - on), 2)
         m["retx_slot_100ms"] = sum(1 for t in mine if t < on + 0.1)
         m["retx_other_100ms"] = sum(1 for t, p in retx if p != slot and on <= t < on + 0.1)
-    if slot is not None and RCVD:
-        mine = [t for t, p in RCVD if p == slot]
+    if slot is not None and rcvd:
+        mine = [t for t, p in rcvd if p == slot]
         before = [t for t in mine if on - BASE <= t < on]
         # before the slot's retirement: a revived slot has a fresh port
         # the filter does not drop
