@@ -46,17 +46,17 @@ main() {
 	fi
 	cp "$ko" "$out/files/metaroce.ko"
 	command -v gdb >/dev/null || apt-get install -y -q gdb >/dev/null 2>&1 || true
-	local off=''
-	if command -v gdb >/dev/null; then
-		off=$(gdb -batch -ex 'print (int)&((struct mro_qp *)0)->snd_una' "$ko" 2>/dev/null |
-			sed -n 's/^\$1 = \([0-9]*\)$/\1/p')
-	fi
+	# offset STRUCT FIELD: the field's offset in the module's struct, or
+	# nothing without gdb or debug info
+	offset() {
+		command -v gdb >/dev/null || return 0
+		gdb -batch -ex "print (int)&((struct $1 *)0)->$2" "$ko" 2>/dev/null |
+			sed -n 's/^\$1 = \([0-9]*\)$/\1/p'
+	}
+	local off poff
+	off=$(offset mro_qp snd_una)
 	[ -n "$off" ] || log "no offset of snd_una (gdb): no acknowledged-progress figures"
-	local poff=''
-	if command -v gdb >/dev/null; then
-		poff=$(gdb -batch -ex 'print (int)&((struct mro_hdr *)0)->path' "$ko" 2>/dev/null |
-			sed -n 's/^\$1 = \([0-9]*\)$/\1/p')
-	fi
+	poff=$(offset mro_hdr path)
 	[ -n "$poff" ] || log "no offset of the header's path (gdb): no per-path arrivals"
 	cp tests/vm/scenarios/metaroce-lib.sh tests/vm/bench/wire.sh tools/bench/simhole.py "$out/files/"
 
