@@ -414,13 +414,21 @@ static void rtt_update(struct kunit *test)
 
 static void rto_compute(struct kunit *test)
 {
-	/* srtt + 4 * rttvar above the minimum */
+	/* srtt + 4 * rttvar when the variation exceeds the minimum */
 	KUNIT_EXPECT_EQ(test, mro_rto_base(1000, 500, 1000, 0), 3000U);
-	/* the minimum wins, and is at least 100 us */
-	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 1000, 0), 1000U);
-	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 100, 0), 100U);
-	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 1, 0), 100U);
-	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 0, 0), 100U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(1000, 251, 1000, 0), 2004U);
+	/* otherwise srtt + the minimum, itself at least 100 us */
+	KUNIT_EXPECT_EQ(test, mro_rto_base(1000, 249, 1000, 0), 2000U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 1000, 0), 1010U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 100, 0), 110U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 1, 0), 110U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(10, 5, 0, 0), 110U);
+	/*
+	 * a steady round trip (rttvar decayed to nothing) keeps the whole
+	 * margin: one delay of less than the minimum fires no timer
+	 */
+	KUNIT_EXPECT_EQ(test, mro_rto_base(2050, 1, 1000, 0), 3050U);
+	KUNIT_EXPECT_EQ(test, mro_rto_base(2050, 0, 100, 0), 2150U);
 	/* no sample: the initial (IB ACK timeout) value */
 	KUNIT_EXPECT_EQ(test, mro_rto_base(0, 0, 1000, 500000), 500000U);
 	KUNIT_EXPECT_EQ(test, mro_rto_base(0, 0, 1000, 10), 1000U);

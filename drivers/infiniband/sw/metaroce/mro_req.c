@@ -14,7 +14,7 @@
 
 static unsigned int mro_rto_min_us = 1000;
 module_param_named(rto_min_us, mro_rto_min_us, uint, 0644);
-MODULE_PARM_DESC(rto_min_us, "minimum retransmission timeout in microseconds, >= 100 (default 1000)");
+MODULE_PARM_DESC(rto_min_us, "least margin of the retransmission timeout over the smoothed RTT, in microseconds, >= 100 (default 1000)");
 
 #define MRO_READ_CHUNK		64	/* response packets per READ_REQ, at most */
 #define MRO_WIN_REOPEN		8	/* a closed window reopens 1/8 free */

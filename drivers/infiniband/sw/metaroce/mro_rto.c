@@ -31,12 +31,13 @@ EXPORT_SYMBOL_IF_KUNIT(mro_rtt_update);
 
 u32 mro_rto_base(u32 srtt, u32 rttvar, u32 min_us, u32 initial_us)
 {
-	u64 us = max_t(u32, min_us, MRO_RTO_FLOOR_US);
+	u64 margin = max_t(u32, min_us, MRO_RTO_FLOOR_US);
+	u64 us;
 
 	if (srtt)
-		us = max_t(u64, us, srtt + 4ULL * rttvar);
+		us = srtt + max_t(u64, 4ULL * rttvar, margin);
 	else
-		us = max_t(u64, us, initial_us);
+		us = max_t(u64, margin, initial_us);
 	return min_t(u64, us, MRO_RTO_MAX_US);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_rto_base);

@@ -23,10 +23,13 @@
 bool mro_rtt_update(u32 *srtt, u32 *rttvar, u32 rtt_us);
 
 /*
- * The RTO before backoff: srtt + 4 * rttvar, at least @min_us (itself at
- * least MRO_RTO_FLOOR_US), at most MRO_RTO_MAX_US.  Without a sample
- * (@srtt == 0), @initial_us (the IB local ACK timeout) within the same
- * bounds.
+ * The RTO before backoff: srtt + max(4 * rttvar, @min_us), @min_us itself
+ * at least MRO_RTO_FLOOR_US; at most MRO_RTO_MAX_US.  The minimum is a
+ * margin over srtt, not a floor under srtt + 4 * rttvar (as Linux TCP's
+ * rto_min bounds its variation term): a round trip that hardly varies
+ * drives rttvar to a few microseconds, and one queue or scheduling delay
+ * above that would fire the timer.  Without a sample (@srtt == 0),
+ * @initial_us (the IB local ACK timeout), at least @min_us.
  */
 u32 mro_rto_base(u32 srtt, u32 rttvar, u32 min_us, u32 initial_us);
 
