@@ -15,22 +15,18 @@
  */
 static u16 mro_rr_pick(struct mro_pathset *ps)
 {
-	u16 i, p;
+	u16 start = ps->cursor, active = ps->n, i, p;
 
 	for (i = 0; i < ps->n; i++) {
-		p = ps->cursor;
-		ps->cursor = (ps->cursor + 1) % ps->n;
+		p = (start + i) % ps->n;
 		if (mro_path_usable(ps, p))
-			return p;
+			break;
+		if (active == ps->n && ps->path[p].state == MRO_PATH_ACTIVE)
+			active = p;
 	}
-	for (i = 0; i < ps->n; i++) {
-		p = ps->cursor;
-		ps->cursor = (ps->cursor + 1) % ps->n;
-		if (ps->path[p].state == MRO_PATH_ACTIVE)
-			return p;
-	}
-	p = ps->cursor;
-	ps->cursor = (ps->cursor + 1) % ps->n;
+	if (i == ps->n)
+		p = active < ps->n ? active : start;
+	ps->cursor = (p + 1) % ps->n;
 	return p;
 }
 
