@@ -692,6 +692,9 @@ latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
     tag=$mode
     [ "$leaf" = red ] || tag="${mode}_$leaf"
     [ -n "$3" ] && tag="${tag}_t$3"
+    # a repeated setting gets its own files and metrics: on, on_r2, ...
+    LAT_RUNS[$tag]=$((${LAT_RUNS[$tag]:-0} + 1))
+    [ "${LAT_RUNS[$tag]}" -gt 1 ] && tag="${tag}_r${LAT_RUNS[$tag]}"
     cc_set "$mode"
     set_leaf "$leaf"
     ping_snap "$LAB_WORK/pc-$tag-0"
@@ -758,6 +761,7 @@ latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
     done
     set_leaf red
 }
+declare -A LAT_RUNS
 if [ "$INCAST_LAT" = 1 ]; then
     for spec in $INCAST_LAT_MODES; do
         IFS=: read -r mode leaf tgt var <<<"$spec"
