@@ -88,10 +88,9 @@ INCAST_LAT_ITERS=500
 # command prefix of the pingers (default with more than one vCPU: pinned to
 # the last one, so that perftest's cycle counter stays on one CPU)
 INCAST_LAT_PIN=""
-# seconds between the probe's samples of the bottleneck queue during the
-# loaded ping (the probe runs at nice -15 and forks tc, and every fifth
-# sample rdma three times: on one vCPU each sample takes the CPU from the
-# pingers for a while)
+# seconds between the probe's samples of the bottleneck queue (taken after
+# the pings: the probe runs at nice -15 and forks tc, and every fifth sample
+# rdma, so on one vCPU each sample takes the CPU from whatever else runs)
 INCAST_PROBE_S=0.1
 # MODE[:LEAF[:TARGET_US[:VAR_PCT]]]: LEAF red (the default) or fq_codel with
 # ecn; TARGET_US and VAR_PCT override INCAST_TARGET_US and INCAST_TARGET_VAR_PCT
@@ -631,10 +630,10 @@ lat_probe() {
     done
 }
 
-# lat_stats TAG T0 T1: metrics from lat-TAG's probe files between T0 and T1 (the
-# window after the loaded ping): the bottleneck backlog (mean, median, max, share of samples
-# with an empty queue), what it forwarded, the vCPU's idle share, the bulk
-# QP's srtt / min_rtt / cwnd (lat_probe)
+# lat_stats TAG T0 T1: metrics from lat-TAG's probe files between T0 and T1
+# (the window after the loaded ping): the bottleneck backlog (mean, median,
+# max, share of samples with an empty queue), what it forwarded, the vCPU's
+# idle share, the bulk QP's srtt / min_rtt / cwnd (lat_probe)
 lat_stats() {
     local k v
     python3 - "$LAB_WORK/lat-$1.q" "$LAB_WORK/lat-$1.qp" "$2" "$3" "lat_$1" <<'PY' | while read -r k v; do lab_metric "$k" "$v"; done
@@ -726,8 +725,8 @@ latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
     [ "$NMAX" -ge 3 ] && lab_metric "lat_${tag}_side_loaded_us" "$(send_lat "$tag-side-loaded" h2 h3 10.98.0.3)"
     # The queue, the vCPU and the bulk QP are sampled after the pings, for
     # as long as the loaded ping took, while the bulk flow goes on: on one
-    # vCPU the probe (nice -15, forking tc and rdma every 0.1 s) delayed the
-    # pings it measured, which made most of their 99th percentile
+    # vCPU the probe (nice -15, forking tc every 0.1 s and rdma every 0.5 s)
+    # delayed the pings it measured, which made most of their 99th percentile
     # (congestion.rst, run Y).  The ping QPs' srtt is therefore not sampled.
     rm -f "$LAB_WORK/lat-$tag.stop"
     lat_probe "lat-$tag" &
