@@ -844,9 +844,9 @@ static void retire_probe_revive(struct kunit *test)
 }
 
 /*
- * Two losses in a row suspend a path: it takes one new packet per
- * MRO_SUSPEND_ROUNDS rounds, resends avoid it, a delivery lifts it, and
- * its trickle's losses still retire it.  Many paths in trouble at once
+ * A loss with nothing delivered after it on its path suspends the path:
+ * it takes one new packet per MRO_SUSPEND_ROUNDS rounds, resends avoid
+ * it, a delivery lifts it, and its trickle's losses still retire it.  Many paths in trouble at once
  * (congestion, a stall) suspend and retire nothing.
  */
 static void suspend_trickle(struct kunit *test)
@@ -857,9 +857,16 @@ static void suspend_trickle(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
 	ps.picks = U32_MAX - 20;	/* the pick count wraps */
-	/* one loss is what random loss does */
+	/* a loss found after its path's next packet was delivered: no */
+	seq = ps.path[2].next_seq;
+	ps.path[2].next_seq += 2;
+	mro_path_acked(&ps, 2, seq + 1, 0);
+	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 2, seq, false));
+	KUNIT_EXPECT_FALSE(test, ps.path[2].suspended);
+	KUNIT_EXPECT_EQ(test, ps.path[2].streak, 0);
+	/* a loss with nothing delivered after it suspends, once */
 	KUNIT_EXPECT_FALSE(test, lose(&ps, 3, false));
-	KUNIT_EXPECT_FALSE(test, ps.path[3].suspended);
+	KUNIT_EXPECT_TRUE(test, ps.path[3].suspended);
 	KUNIT_EXPECT_FALSE(test, lose(&ps, 3, false));
 	KUNIT_EXPECT_TRUE(test, ps.path[3].suspended);
 	KUNIT_EXPECT_EQ(test, ps.path[3].suspends, 1ULL);
@@ -883,7 +890,7 @@ static void suspend_trickle(struct kunit *test)
 		counts[mro_path_pick(&ps, &seq)]++;
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_EQ(test, counts[i], 10U);
-	/* a hole: suspended on the 2nd loss, retired on the 8th */
+	/* a hole: suspended on the 1st loss, retired on the 8th */
 	for (i = 1; i < MRO_RETIRE_STREAK; i++) {
 		KUNIT_EXPECT_FALSE(test, lose(&ps, 4, false));
 		KUNIT_EXPECT_EQ(test, ps.path[4].suspended,

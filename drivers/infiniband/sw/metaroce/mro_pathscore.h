@@ -11,7 +11,7 @@
 #include "mro_path.h"
 
 #define MRO_LOSS_ONE		1024	/* loss_ewma of a path losing everything */
-#define MRO_SUSPEND_STREAK	2	/* losses in a row: suspended */
+#define MRO_SUSPEND_STREAK	1	/* losses in a row: suspended */
 #define MRO_SUSPEND_ROUNDS	3	/* a suspended path's packet per rounds */
 #define MRO_RETIRE_STREAK	8	/* losses in a row, nothing delivered after */
 #define MRO_RETIRE_EWMA		512	/* ... or half lost recently and */
@@ -32,13 +32,13 @@ void mro_path_delivered(struct mro_pathset *ps, u16 p);
  * delivery (acked_next) weighs on its loss rate but does not extend its
  * loss streak.
  *
- * Suspension, short of retirement: MRO_SUSPEND_STREAK losses in a row
- * (two: one is what random loss does) suspend an active path while the
+ * Suspension, short of retirement: a loss with nothing delivered after
+ * it on its path (MRO_SUSPEND_STREAK) suspends an active path while the
  * others are calm.  A suspended path takes one new packet per
  * MRO_SUSPEND_ROUNDS rounds over the paths instead of one per round
  * (mro_path_usable()): a hole costs a few packets instead of an eighth of
  * the traffic while the streak grows to retirement, and a path that only
- * lost two by chance is lifted by its next delivery.
+ * lost one by chance is lifted by its next delivery.
  *
  * Calm: fewer than half of the other active paths are in trouble: on a
  * streak of MRO_SUSPEND_STREAK, or a quarter of their packets lost
