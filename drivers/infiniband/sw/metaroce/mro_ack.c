@@ -517,6 +517,9 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		goto unlock;
 	}
 	mro_qp_count(qp, MRO_CNT_RTO, 1);
+	/* the oldest PSN was known lost, its resend held by window or pacing */
+	if (mro_slot(qp, qp->snd_una)->state == MRO_TX_LOST)
+		mro_count(qp->dev->stats, MRO_CNT_RTO_RETX_HELD, 1);
 	mro_cc_timeout(qp);
 	if (qp->retry_left)
 		qp->retry_left--;
