@@ -846,8 +846,9 @@ static void retire_probe_revive(struct kunit *test)
 /*
  * A loss with nothing delivered after it on its path suspends the path:
  * it takes one new packet per MRO_SUSPEND_ROUNDS rounds, resends avoid
- * it, a delivery lifts it, and its trickle's losses still retire it.  Many paths in trouble at once
- * (congestion, a stall) suspend and retire nothing.
+ * it, a delivery lifts it, and its trickle's losses still retire it.
+ * Many paths in trouble at once (congestion, a stall) suspend and retire
+ * nothing.
  */
 static void suspend_trickle(struct kunit *test)
 {
