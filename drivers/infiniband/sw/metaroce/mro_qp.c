@@ -307,6 +307,7 @@ static void mro_qp_reset_transport(struct mro_qp *qp)
 		qp->ares[i].valid = false;
 	for (i = 0; i < MRO_NPEND; i++)
 		qp->pend[i].valid = false;
+	mro_keyorder_init(&qp->keyorder);
 }
 
 static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
@@ -397,6 +398,8 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 	return 0;
 }
 
+static void mro_qp_enter_err(struct mro_qp *qp, int status, unsigned long ip);
+
 int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
@@ -440,7 +443,7 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			qp->sq_draining = true;
 			break;
 		case IB_QPS_ERR:
-			mro_qp_error(qp);
+			mro_qp_enter_err(qp, 0, _THIS_IP_);
 			break;
 		default:
 			break;
@@ -561,16 +564,25 @@ static void mro_qp_event(struct mro_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
-/* Caller holds qp->lock.  Pending WQEs are flushed by mro_qp_flush(). */
-void mro_qp_error_at(struct mro_qp *qp, int status, unsigned long ip)
+/* the move to ERR itself; pending WQEs are flushed by mro_qp_flush() */
+static void mro_qp_enter_err(struct mro_qp *qp, int status, unsigned long ip)
 {
-	if (qp->state == IB_QPS_ERR)
-		return;
+	lockdep_assert_held(&qp->lock);
 	trace_mro_qp_error(qp->qpn, status, qp->snd_una, qp->snd_nxt,
 			   qp->rxwin.base, ip);
 	qp->state = IB_QPS_ERR;
 	hrtimer_try_to_cancel(&qp->rto_timer);
 	hrtimer_try_to_cancel(&qp->rnr_timer);
+}
+
+/* the driver moves the QP to ERR (not a modify): counted as qp_errors */
+void mro_qp_error_at(struct mro_qp *qp, int status, unsigned long ip)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state == IB_QPS_ERR)
+		return;
+	mro_qp_count(qp, MRO_CNT_QP_ERRORS, 1);
+	mro_qp_enter_err(qp, status, ip);
 }
 
 /* flush every WQE still in the SQ and RQ with WR_FLUSH_ERR */

@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 
 #include "mro.h"
+#include "mro_keyorder.h"
 #include "mro_loss.h"
 #include "mro_path.h"
 #include "mro_psn.h"
@@ -225,6 +226,8 @@ struct mro_qp {
 	/* UC: the messages before uc_fence_msn precede uc_fence_psn */
 	u32 uc_fence_msn;
 	u32 uc_fence_psn;
+	/* SEND_WITH_INVs waiting for every earlier PSN (mro_keyorder.h) */
+	struct mro_keyorder keyorder;
 
 	/* paths */
 	struct mro_pathset paths;

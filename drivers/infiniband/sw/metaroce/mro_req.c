@@ -506,6 +506,17 @@ static bool mro_msg_room(struct mro_qp *qp)
 	return !oldest || qp->snd_msn - oldest->msn < METAROCE_MSG_WINDOW;
 }
 
+/*
+ * The local invalidate fence (IB's LIF), always on: a LOCAL_INV runs only
+ * when every WQE before it (@idx) has completed, so no resend of an
+ * earlier request reads memory through the key it invalidates.
+ */
+static bool mro_sq_all_done(struct mro_qp *qp, u32 idx)
+{
+	mro_req_complete_ready(qp);
+	return mro_queue_consumer(qp->sq) == idx;
+}
+
 /* start the next WQE of the SQ; false when there is none or we must wait */
 static bool mro_fetch(struct mro_qp *qp)
 {
@@ -526,6 +537,7 @@ static bool mro_fetch(struct mro_qp *qp)
 		return false;
 	}
 	if (((s->send_flags & IB_SEND_FENCE) && qp->rd_atomic_inflight) ||
+	    (s->opcode == IB_WR_LOCAL_INV && !mro_sq_all_done(qp, idx)) ||
 	    (mro_consumes_rwqe(s->opcode) &&
 	     qp->ibqp.qp_type == IB_QPT_RC && !mro_msg_room(qp))) {
 		s->state = MRO_SWQE_FREE;	/* load again later */

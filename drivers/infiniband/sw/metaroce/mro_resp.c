@@ -221,6 +221,13 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 
 	if (!mro_seq_in(msn, qp->rcv_msn, qp->nmsg))
 		return -ERANGE;	/* not trackable yet: sender retransmits */
+	if ((hdr->opcode == METAROCE_OP_SEND_INV &&
+	     mro_keyorder_full(&qp->keyorder)) ||
+	    (hdr->opcode == METAROCE_OP_WRITE_IMM && hdr->payload_len &&
+	     mro_keyorder_holds(&qp->keyorder, hdr->psn, hdr->msg.rkey))) {
+		mro_qp_count(qp, MRO_CNT_RX_KEY_WAIT, 1);
+		return -EAGAIN;	/* not accepted before the key fence */
+	}
 	m = &qp->rmsg[msn & (qp->nmsg - 1)];
 	if (m->state == MRO_RMSG_FREE) {
 		err = mro_claim_wqe(qp, msn, m);
@@ -299,13 +306,36 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 	}
 	if ((m->got_last && m->received >= m->length) ||
 	    m->status != IB_WC_SUCCESS) {
+		/* the invalidation waits for every earlier PSN */
 		if (m->status == IB_WC_SUCCESS &&
-		    hdr->opcode == METAROCE_OP_SEND_INV &&
-		    mro_mem_invalidate(qp->dev, qp->ibqp.pd, m->imm, qp->qpn))
-			m->status = IB_WC_LOC_PROT_ERR;
+		    hdr->opcode == METAROCE_OP_SEND_INV)
+			mro_keyorder_add(&qp->keyorder, m->last_psn, m->imm,
+					 m->msn);
 		m->state = MRO_RMSG_DONE;
 	}
 	return 0;
+}
+
+/*
+ * Run the SEND_WITH_INV invalidations that every earlier PSN has now
+ * reached (mro_keyorder.h), before any request at the window's base
+ * executes.  A key that cannot be invalidated fails the message's
+ * completion and the QP, as IB's invalid-request class does.
+ */
+static void mro_resp_run_fences(struct mro_qp *qp)
+{
+	struct mro_key_fence f;
+
+	lockdep_assert_held(&qp->lock);
+	while (mro_keyorder_pop_due(&qp->keyorder, qp->rxwin.base, &f)) {
+		struct mro_rmsg *m = &qp->rmsg[f.msn & (qp->nmsg - 1)];
+
+		if (!mro_mem_invalidate(qp->dev, qp->ibqp.pd, f.key, qp->qpn))
+			continue;
+		if (m->state == MRO_RMSG_DONE && m->msn == f.msn)
+			m->status = IB_WC_LOC_PROT_ERR;
+		mro_qp_error(qp);
+	}
 }
 
 static int mro_resp_write(struct mro_qp *qp, const struct mro_hdr *hdr,
@@ -317,6 +347,10 @@ static int mro_resp_write(struct mro_qp *qp, const struct mro_hdr *hdr,
 
 	if (!hdr->payload_len)
 		return 0;
+	if (mro_keyorder_holds(&qp->keyorder, hdr->psn, hdr->msg.rkey)) {
+		mro_qp_count(qp, MRO_CNT_RX_KEY_WAIT, 1);
+		return -EAGAIN;	/* not accepted before the key fence */
+	}
 	if (!(qp->access_flags & IB_ACCESS_REMOTE_WRITE))
 		goto access;
 	mem = mro_mem_get_rkey(qp->dev, qp->ibqp.pd, qp->qpn, hdr->msg.rkey,
@@ -332,9 +366,15 @@ access:
 	return -EACCES;
 }
 
-/* answer a READ_REQ (new or duplicate) with its response packets */
+/*
+ * Answer a READ_REQ with its response packets.  A duplicate (@dup, the
+ * PSN is behind the window) that no longer passes the checks, e.g. its key
+ * was invalidated by a later SEND_WITH_INV, is dropped and counted: its
+ * original was answered, and an error now would blame a request the QP
+ * already accepted.
+ */
 static int mro_resp_read(struct mro_qp *qp, const struct mro_hdr *hdr,
-			 struct sk_buff_head *out)
+			 bool dup, struct sk_buff_head *out)
 {
 	u32 seg = hdr->msg.imm, len = hdr->msg.length, k, n, off;
 	u64 va = hdr->msg.va + hdr->msg.offset;
@@ -396,10 +436,17 @@ static int mro_resp_read(struct mro_qp *qp, const struct mro_hdr *hdr,
 	return n;
 
 access:
+	if (dup)
+		goto drop;
 	mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
 	return -EACCES;
 invalid:
+	if (dup)
+		goto drop;
 	mro_nak(qp, hdr, METAROCE_SYN_NAK_INVALID, out);
+	return -EINVAL;
+drop:
+	mro_qp_count(qp, MRO_CNT_DROP_DUP_REQ, 1);
 	return -EINVAL;
 }
 
@@ -449,8 +496,10 @@ static int mro_resp_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 		mro_send_atomic_resp(qp, hdr, res->orig, out);
 		return 0;
 	}
-	if (dup)
-		return 0;	/* too old to answer; never execute twice */
+	if (dup) {	/* too old to answer; never execute twice */
+		mro_qp_count(qp, MRO_CNT_DROP_DUP_REQ, 1);
+		return 0;
+	}
 	if (!(qp->access_flags & IB_ACCESS_REMOTE_ATOMIC))
 		goto access;
 	mem = mro_mem_get_rkey(qp->dev, qp->ibqp.pd, qp->qpn, a->rkey, a->va,
@@ -516,7 +565,7 @@ static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 	int n, i;
 
 	if (hdr->opcode == METAROCE_OP_READ_REQ) {
-		n = mro_resp_read(qp, hdr, out);
+		n = mro_resp_read(qp, hdr, false, out);
 		if (n < 0)
 			return n;
 		/* the responses use the PSNs after this one */
@@ -546,6 +595,9 @@ static void mro_pend_run(struct mro_qp *qp, struct sk_buff_head *out)
 
 	while (again && qp->state != IB_QPS_ERR) {
 		again = false;
+		mro_resp_run_fences(qp);
+		if (qp->state == IB_QPS_ERR)
+			break;
 		for (i = 0; i < MRO_NPEND; i++) {
 			struct mro_pending_req *p = &qp->pend[i];
 
@@ -604,7 +656,7 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		mro_qp_count(qp, MRO_CNT_RX_DUP, 1);
 		if (hdr->opcode == METAROCE_OP_READ_REQ &&
 		    mro_seq_before(hdr->psn, qp->rxwin.base))
-			mro_resp_read(qp, hdr, out);
+			mro_resp_read(qp, hdr, true, out);
 		else if (hdr->opcode == METAROCE_OP_CMP_SWAP ||
 			 hdr->opcode == METAROCE_OP_FETCH_ADD)
 			mro_resp_atomic(qp, hdr, true, out);
