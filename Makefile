@@ -12,6 +12,7 @@
 #   make demo             the README's main job: a VM-lab demo
 #   make bench            benchmarks in the VM lab
 #   make bench-simhole    a black-holed path timed in simulated time (QEMU -icount)
+#   make bench-apps       applications (NVMe-oF) over metaroce and rxe, side by side
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -48,4 +49,7 @@ bench:
 bench-simhole:
 	$(ROOT)/tests/vm/bench-simhole.sh
 
-.PHONY: all modules clean matrix lint kunit test test-debug demo bench bench-simhole
+bench-apps:
+	$(ROOT)/tests/vm/bench-apps.sh
+
+.PHONY: all modules clean matrix lint kunit test test-debug demo bench bench-simhole bench-apps

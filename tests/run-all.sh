@@ -39,7 +39,7 @@ only=""
 with=""
 optin="debug"
 debug_scenarios="device verbs datacheck"
-scenarios="device verbs datacheck pyverbs fabric hostile"
+scenarios="device verbs datacheck pyverbs fabric hostile nvme"
 # long scenarios whose checks do not depend on the kernel: first dist only
 once_scenarios="paths"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
