@@ -8,6 +8,7 @@
 #include <linux/skbuff.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
+#include <linux/if_vlan.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
@@ -51,21 +52,30 @@ static const enum mro_counter mro_wire_drop_counter[MRO_WIRE_NR_ERR] = {
  * The netdev whose metaroce device receives @skb.  Packets between two
  * devices of one host (or a device and itself) arrive on the loopback
  * device: their owner is the netdev that holds the destination address.
- * Called under RCU (the UDP receive path holds it).
+ * A packet of a VLAN arrives on the VLAN netdev: its device is the real
+ * one's (the VLAN's addresses are GIDs of that device's port).  Called
+ * under RCU (the UDP receive path holds it).
  */
 static struct net_device *mro_rx_netdev(struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
 
-	if (!ndev || !(ndev->flags & IFF_LOOPBACK))
-		return ndev;
-	if (ip_hdr(skb)->version == 4)
-		return __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+	if (ndev && (ndev->flags & IFF_LOOPBACK)) {
+		if (ip_hdr(skb)->version == 4)
+			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
+					     false);
 #if IS_ENABLED(CONFIG_IPV6)
-	return ipv6_dev_find(dev_net(ndev), &ipv6_hdr(skb)->daddr, NULL);
+		else
+			ndev = ipv6_dev_find(dev_net(ndev),
+					     &ipv6_hdr(skb)->daddr, NULL);
 #else
-	return NULL;
+		else
+			ndev = NULL;
 #endif
+	}
+	while (ndev && is_vlan_dev(ndev))
+		ndev = vlan_dev_real_dev(ndev);
+	return ndev;
 }
 
 /* UDP encap_rcv: called in softirq for every datagram to our port */

@@ -6,6 +6,7 @@
  * executes READ and atomics, completes receive WQEs in message order and
  * generates ACKs with a SACK bitmap.
  */
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 
@@ -795,6 +796,14 @@ void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	if (hdr->opcode == METAROCE_OP_UD_SEND_IMM) {
 		wc.ex.imm_data = cpu_to_be32(hdr->deth.imm);
 		wc.wc_flags |= IB_WC_WITH_IMM;
+	}
+	/*
+	 * A datagram of a VLAN: the core picks the GID to answer from by the
+	 * VLAN id (rdma_cm's replies on QP1), as for any RoCE device.
+	 */
+	if (skb->dev && is_vlan_dev(skb->dev)) {
+		wc.wc_flags |= IB_WC_WITH_VLAN;
+		wc.vlan_id = vlan_dev_vlan_id(skb->dev);
 	}
 	/* the GRH area holds the network header, as RoCE v2 defines it */
 	if (ip_hdr(skb)->version == 4) {
