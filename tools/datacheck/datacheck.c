@@ -1184,7 +1184,7 @@ static int wait_event(struct rdma_event_channel *ch, enum rdma_cm_event_type wan
 
 static int resolve(const char *host, const char *port, struct sockaddr_storage *ss, int passive)
 {
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai;
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai;
 	int ret;
 
 	if (passive)
