@@ -180,7 +180,12 @@ static int mro_xmit6(struct mro_qp *qp, struct net *net, struct sk_buff *skb)
 				dport);
 		return 0;
 	}
-	udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &saddr, &daddr, tclass,
+	/*
+	 * No stats device: the tunnel helpers count into a tunnel netdev's
+	 * per-CPU tstats, which an ordinary NIC does not have (6.1 writes
+	 * through its NULL pointer, 6.12 warns).
+	 */
+	udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &saddr, &daddr, tclass,
 			     ip6_dst_hoplimit(dst), 0, sport, dport, false);
 	return 0;
 }
