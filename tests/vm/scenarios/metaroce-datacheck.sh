@@ -28,19 +28,8 @@ DC=$LAB_FILES/datacheck
 
 lab_check datacheck-runs "$DC" -h || exit 1
 modprobe -a ib_uverbs rdma_ucm
-if [ "$DC_DRIVER" = rxe ]; then
-    DEV=rxe0
-    modprobe crc32_generic
-    lab_check modprobe-rxe modprobe rdma_rxe || exit 1
-    lab_check link-add rdma link add rxe0 type rxe netdev eth0 || exit 1
-else
-    DEV=mr0
-    source "$LAB_FILES/metaroce-lib.sh"
-    mro_install
-    lab_check modprobe-metaroce modprobe metaroce || exit 1
-    lab_check link-add rdma link add mr0 type metaroce netdev eth0 || exit 1
-    lab_check active mro_wait_state mr0 ACTIVE || exit 1
-fi
+source "$LAB_FILES/metaroce-lib.sh"
+mro_device_up "$DC_DRIVER" || exit 1
 lab_check gid lab_gid_index "$DEV" || exit 1
 lab_barrier ready || exit 1
 

@@ -15,6 +15,24 @@ mro_install() {
     dmesg | grep -qF "$MRO_KMSG_MARK" || echo "$MRO_KMSG_MARK" >/dev/kmsg
 }
 
+# mro_device_up metaroce|rxe: load the driver and add its device on eth0
+# (mr0, or rxe0 for the in-tree rdma_rxe in side-by-side runs on the same
+# wire), recording the checks; sets DEV.  Returns non-zero when it failed.
+mro_device_up() {
+    if [ "$1" = rxe ]; then
+        DEV=rxe0
+        modprobe crc32_generic
+        lab_check modprobe-rxe modprobe rdma_rxe || return 1
+        lab_check link-add rdma link add rxe0 type rxe netdev eth0 || return 1
+    else
+        DEV=mr0
+        mro_install
+        lab_check modprobe-metaroce modprobe metaroce || return 1
+        lab_check link-add rdma link add mr0 type metaroce netdev eth0 || return 1
+        lab_check active mro_wait_state mr0 ACTIVE || return 1
+    fi
+}
+
 # written to the kernel log by the first mro_install, before metaroce is loaded
 MRO_KMSG_MARK='metaroce-lab: module install, findings count from here'
 

@@ -58,19 +58,8 @@ nv_job() {
 }
 
 modprobe -a ib_uverbs rdma_cm
-if [ "$NV_DRIVER" = rxe ]; then
-    DEV=rxe0
-    modprobe crc32_generic
-    lab_check modprobe-rxe modprobe rdma_rxe || exit 1
-    lab_check link-add rdma link add rxe0 type rxe netdev eth0 || exit 1
-else
-    DEV=mr0
-    source "$LAB_FILES/metaroce-lib.sh"
-    mro_install
-    lab_check modprobe-metaroce modprobe metaroce || exit 1
-    lab_check link-add rdma link add mr0 type metaroce netdev eth0 || exit 1
-    lab_check active mro_wait_state mr0 ACTIVE || exit 1
-fi
+source "$LAB_FILES/metaroce-lib.sh"
+mro_device_up "$NV_DRIVER" || exit 1
 modprobe sch_netem
 
 # nv_qp_errors: QPs the transport itself moved to the error state (metaroce);
