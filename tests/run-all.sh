@@ -39,9 +39,9 @@ only=""
 with=""
 optin="debug"
 debug_scenarios="device verbs datacheck"
-scenarios="device verbs datacheck pyverbs fabric hostile nvme"
+scenarios="device verbs datacheck pyverbs fabric hostile nvme nfs"
 # long scenarios whose checks do not depend on the kernel: first dist only
-once_scenarios="paths"
+once_scenarios="paths netdevs apps"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"
