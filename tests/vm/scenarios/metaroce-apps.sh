@@ -79,7 +79,14 @@ ucx() {
     local name=$1 level=$2 tls=$3 test=$4 size=$5 iters=$6 rc=0 v args=()
     [ "$level" = uct ] && args=(-x "$tls" -d "$DEV:1")
     [ -n "${7:-}" ] && args+=(-D "$7")
-    pair "$name" env UCX_TLS="$tls,self" ucx_perftest -- \
+    # a ucx_perftest built with MPI (Debian 13's) runs as an MPI job unless
+    # told otherwise (-P 0): alone, it then refuses ("exactly 2 processes").
+    # With -P 0 Debian 13's server still closes the connection when the
+    # client connects (design.rst, known gaps): UCX runs on Debian 12 only
+    # in make test
+    local srv=()
+    ucx_perftest -h 2>&1 | grep -q '^ *-P ' && srv=(-P 0) && args+=(-P 0)
+    pair "$name" env UCX_TLS="$tls,self" ucx_perftest "${srv[@]}" -- \
         env UCX_TLS="$tls,self" ucx_perftest -t "$test" -s "$size" -n "$iters" \
         "${args[@]}" "$PEER_IP" || rc=$?
     [ "$ROLE" = b ] || return 0
