@@ -588,18 +588,21 @@ static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 	return 0;
 }
 
-/* run the waiting READ/atomic requests whose turn has come */
+/*
+ * Run the key fences and the waiting READ/atomic requests whose turn has
+ * come, in PSN order: the fences before the base first (also on a QP that
+ * has just failed, so that no completion reports an invalidation that did
+ * not happen), then a request at the base, then the fences it let through.
+ */
 static void mro_pend_run(struct mro_qp *qp, struct sk_buff_head *out)
 {
 	bool again = true;
 	int i;
 
+	mro_resp_run_fences(qp);
 	while (again && qp->state != IB_QPS_ERR) {
 		again = false;
-		mro_resp_run_fences(qp);
-		if (qp->state == IB_QPS_ERR)
-			break;
-		for (i = 0; i < MRO_NPEND; i++) {
+		for (i = 0; i < MRO_NPEND && qp->state != IB_QPS_ERR; i++) {
 			struct mro_pending_req *p = &qp->pend[i];
 
 			if (!p->valid)
@@ -611,8 +614,10 @@ static void mro_pend_run(struct mro_qp *qp, struct sk_buff_head *out)
 			if (p->hdr.psn != qp->rxwin.base)
 				continue;
 			p->valid = false;
-			if (!mro_exec_rd_atomic(qp, &p->hdr, out))
+			if (!mro_exec_rd_atomic(qp, &p->hdr, out)) {
 				again = true;
+				mro_resp_run_fences(qp);
+			}
 		}
 	}
 }
