@@ -41,10 +41,6 @@ mro_device_up "$APP_DRIVER" || exit 1
 GID=$(lab_gid_index "$DEV") || exit 1
 export UCX_NET_DEVICES=$DEV:1 UCX_IB_GID_INDEX=$GID
 
-qp_errors() {
-    [ "$DEV" = mr0 ] && cat /sys/class/infiniband/mr0/ports/1/hw_counters/qp_errors
-}
-
 # pair NAME SERVER-CMD -- CLIENT-CMD...: a runs the server, b the client;
 # the client's output is kept as $LAB_WORK/NAME.out, its exit status returned
 pair() {
@@ -146,18 +142,18 @@ for imp in $APP_IMPAIR; do
         reorder25) netem='delay 1ms reorder 25% 50%' ;;
         *) lab_record "$imp" false "unknown impairment"; continue ;;
     esac
-    e0=$(qp_errors)
+    e0=$(mro_qp_errors)
     # shellcheck disable=SC2086
     [ -n "$netem" ] && tc qdisc add dev eth0 root netem $netem
     lab_barrier "$imp-up" || break
     for t in $APP_TESTS; do
         if [ "$t" = rping ]; then
             # rping's own QP errors are reported, not judged (below)
-            e_r0=$(qp_errors)
+            e_r0=$(mro_qp_errors)
             grep -qw "$imp" <<<"$APP_RPING_IMPAIR" && rping_many "rping-$imp"
             if [ "$DEV" = mr0 ]; then
-                lab_metric "rping_${imp}_qp_errors_$ROLE" "$(($(qp_errors) - e_r0))"
-                e0=$((e0 + $(qp_errors) - e_r0))
+                lab_metric "rping_${imp}_qp_errors_$ROLE" "$(($(mro_qp_errors) - e_r0))"
+                e0=$((e0 + $(mro_qp_errors) - e_r0))
             fi
             continue
         fi
@@ -180,10 +176,9 @@ for imp in $APP_IMPAIR; do
     done
     [ -n "$netem" ] && tc qdisc del dev eth0 root
     if [ "$DEV" = mr0 ]; then
-        e1=$(qp_errors)
+        e1=$(mro_qp_errors)
         lab_check "apps-$imp-qp-errors" test "$e1" = "$e0"
-        grep -H . /sys/class/infiniband/mr0/ports/1/hw_counters/* | sed 's|.*/||' |
-            grep -v ':0$' >"$LAB_OUT/$imp-counters.txt"
+        mro_counters_nonzero mr0 >"$LAB_OUT/$imp-counters.txt"
     fi
 done
 

@@ -95,6 +95,18 @@ mro_counter() {
     cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
 }
 
+# mro_qp_errors: QPs the driver itself moved to the error state on mr0
+# (qp_errors); prints nothing when DEV is not mr0 (rxe has no such counter)
+mro_qp_errors() {
+    [ "$DEV" = mr0 ] && mro_counter mr0 qp_errors
+}
+
+# mro_counters_nonzero DEV: DEV's port counters that are not zero, NAME:VALUE
+mro_counters_nonzero() {
+    grep -H . "/sys/class/infiniband/$1/ports/1/hw_counters/"* | sed 's|.*/||' |
+        grep -v ':0$'
+}
+
 # mro_dc_finish: every running datacheck client (-t) ends its run after the
 # current iteration (SIGUSR1), checks and disconnects as if its time was up:
 # scenarios give a transfer a long -t to outlast their checks on a slow guest,

@@ -24,10 +24,6 @@ modprobe -a ib_uverbs rdma_cm sch_netem
 source "$LAB_FILES/metaroce-lib.sh"
 mro_device_up "$NFS_DRIVER" || exit 1
 
-qp_errors() {
-    [ "$DEV" = mr0 ] && cat /sys/class/infiniband/mr0/ports/1/hw_counters/qp_errors
-}
-
 # the server: NFSv4 only (no statd/lockd needed), short lease and grace
 # times so that the first OPEN does not wait 90 s, RDMA listener on 20049
 server_setup() {
@@ -105,7 +101,7 @@ for imp in $NFS_IMPAIR; do
     esac
     mark="metaroce-nfs: $imp begins"
     echo "$mark" >/dev/kmsg
-    e0=$(qp_errors)
+    e0=$(mro_qp_errors)
     # shellcheck disable=SC2086
     [ -n "$netem" ] && tc qdisc add dev eth0 root netem $netem
     lab_barrier "$imp-up" || break
@@ -119,7 +115,7 @@ for imp in $NFS_IMPAIR; do
     lab_barrier "$imp-done" 1200 || break
     [ -n "$netem" ] && tc qdisc del dev eth0 root
     if [ "$DEV" = mr0 ]; then
-        e1=$(qp_errors)
+        e1=$(mro_qp_errors)
         lab_check "nfs-$imp-qp-errors" test "$e1" = "$e0"
     fi
 done

@@ -62,12 +62,6 @@ source "$LAB_FILES/metaroce-lib.sh"
 mro_device_up "$NV_DRIVER" || exit 1
 modprobe sch_netem
 
-# nv_qp_errors: QPs the transport itself moved to the error state (metaroce);
-# empty for rxe, which has no such counter
-nv_qp_errors() {
-    [ "$DEV" = mr0 ] && cat /sys/class/infiniband/mr0/ports/1/hw_counters/qp_errors
-}
-
 target_setup() {
     mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
     lab_check modprobe-target modprobe -a nvmet nvmet-rdma || return 1
@@ -161,7 +155,7 @@ for imp in $NV_IMPAIR; do
     netem=$(nv_netem "$imp") || continue
     mark="metaroce-nvme: $imp begins"
     echo "$mark" >/dev/kmsg
-    errs0=$(nv_qp_errors)
+    errs0=$(mro_qp_errors)
     tc qdisc del dev eth0 root 2>/dev/null
     # shellcheck disable=SC2086
     [ -n "$netem" ] && tc qdisc add dev eth0 root netem $netem
@@ -177,11 +171,10 @@ for imp in $NV_IMPAIR; do
     [ -n "$netem" ] && tc -s qdisc show dev eth0 && tc qdisc del dev eth0 root
     [ "$ROLE" = a ] && lab_check "nvme-$imp-target-log" nv_log_clean "$mark" "$NV_TARGET_BAD"
     if [ "$DEV" = mr0 ]; then
-        errs1=$(nv_qp_errors)
+        errs1=$(mro_qp_errors)
         lab_check "nvme-$imp-qp-errors" test "$errs1" = "$errs0"
         lab_metric "nvme_${imp}_qp_errors_$ROLE" "$((errs1 - errs0))"
-        grep -H . /sys/class/infiniband/mr0/ports/1/hw_counters/* | sed 's|.*/||' |
-            grep -v ':0$' >"$LAB_OUT/$imp-counters.txt"
+        mro_counters_nonzero mr0 >"$LAB_OUT/$imp-counters.txt"
     fi
 done
 
