@@ -13,6 +13,7 @@
 #   make bench            benchmarks in the VM lab
 #   make bench-simhole    a black-holed path timed in simulated time (QEMU -icount)
 #   make bench-apps       applications (NVMe-oF) over metaroce and rxe, side by side
+#   make bench-collective collective flow completion times, 8 hosts, metaroce and TCP
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -52,4 +53,8 @@ bench-simhole:
 bench-apps:
 	$(ROOT)/tests/vm/bench-apps.sh
 
-.PHONY: all modules clean matrix lint kunit test test-debug demo bench bench-simhole bench-apps
+bench-collective:
+	$(ROOT)/tests/vm/bench-collective.sh
+
+.PHONY: all modules clean matrix lint kunit test test-debug demo bench bench-simhole bench-apps \
+	bench-collective

@@ -41,7 +41,7 @@ optin="debug"
 debug_scenarios="device verbs datacheck"
 scenarios="device verbs datacheck pyverbs fabric hostile nvme nfs"
 # long scenarios whose checks do not depend on the kernel: first dist only
-once_scenarios="paths netdevs apps"
+once_scenarios="paths netdevs apps collective bond"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"
@@ -98,7 +98,7 @@ record() { # NAME RC
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# mro-hostile, mro-rnr, mro-retry, mro-order);
+# ucstream, collective, mro-hostile, mro-rnr, mro-retry, mro-order);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -107,6 +107,7 @@ vm_files() {
     cp tests/vm/scenarios/metaroce-lib.sh "$files/"
     [ -x "$dc" ] && cp "$dc" "$files/"
     [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
+    [ -x tools/collective/collective ] && cp tools/collective/collective "$files/"
     cp tools/mro-hostile tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
     echo "$files"
 }
@@ -199,6 +200,7 @@ if want vm || want debug; then
         record datacheck-build 1
     fi
     make -C tools/ucstream >"$OUT/ucstream-build.log" 2>&1 || record ucstream-build 1
+    make -C tools/collective >"$OUT/collective-build.log" 2>&1 || record collective-build 1
 fi
 
 if want vm; then
