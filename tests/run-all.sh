@@ -247,9 +247,9 @@ if want bench; then
     bko=$(ls "$REPO"/out/"$bdist"/*/metaroce.ko 2>/dev/null | head -n1)
     log "bench smoke on $bdist (numbers reported, not judged)"
     # its VMs' own timeouts add up to ~40 min at worst: it starts only with
-    # 15 min of the budget left (a passing smoke takes ~6 min) and is cut at
+    # 8 min of the budget left (a passing smoke takes ~6 min) and is cut at
     # the budget's end
-    if [ "$(left_s)" -lt 900 ]; then
+    if [ "$(left_s)" -lt 480 ]; then
         not_started "bench smoke" bench
         rc=1
     else

@@ -29,8 +29,8 @@ source "$LAB_LIB"
 source "$LAB_FILES/metaroce-lib.sh"
 
 T=${MRO_TEST_TIMEOUT:-300}
-BW_S=${MRO_BOND_SECONDS:-60}	# ib_write_bw -D of the spreading transfer
-WIN_S=${MRO_BOND_WINDOW:-20}	# counting window inside it
+BW_S=${MRO_BOND_SECONDS:-50}	# ib_write_bw -D of the spreading transfer
+WIN_S=${MRO_BOND_WINDOW:-10}	# counting window inside it
 SLAVES="n1 n2"
 
 # --- the bond -----------------------------------------------------------------
