@@ -230,15 +230,24 @@ static void mro_rtt_sample(struct mro_qp *qp, u32 ts_echo, u16 path)
 		mro_path_rtt(&qp->paths, path, rtt);
 }
 
-static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
+/*
+ * An ACK or NAK: acknowledge, fail or wait as it says.  Returns whether
+ * the QP took it (its cumulative PSN within what was sent, the QP still
+ * alive after it): only then may the congestion control read its other
+ * fields (lock held).
+ */
+static bool mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 {
 	u16 nbits = min_t(u16, a->sack_bits, METAROCE_SACK_BITS), i;
 	u32 cum = a->cum_psn, psn;
 	struct mro_swqe *s;
 
-	/* an ACK for PSNs we never sent is ignored */
-	if (!mro_ack_cum_ok(cum, qp->snd_una, qp->snd_nxt, qp->txwin))
-		return;
+	lockdep_assert_held(&qp->lock);
+	/* an ACK for PSNs we never sent, or long acknowledged, is dropped */
+	if (!mro_ack_cum_ok(cum, qp->snd_una, qp->snd_nxt, qp->txwin)) {
+		mro_qp_count(qp, MRO_CNT_DROP_ACK_RANGE, 1);
+		return false;
+	}
 	/* a revived path forgets its old RTT before this sample */
 	mro_rec_echo(qp, a);
 	mro_rtt_sample(qp, a->ts_echo, a->echo_path);
@@ -265,7 +274,7 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 		}
 		if (qp->rnr_retry != 7 && !qp->rnr_left--) {
 			mro_swqe_fail(qp, s, IB_WC_RNR_RETRY_EXC_ERR);
-			return;
+			return false;
 		}
 		qp->rnr_wait = true;
 		qp->rnr_psn = a->nak_psn;
@@ -283,7 +292,7 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 			      IB_WC_REM_ACCESS_ERR :
 			      a->syndrome == METAROCE_SYN_NAK_OP ?
 			      IB_WC_REM_OP_ERR : IB_WC_REM_INV_REQ_ERR);
-		return;
+		return false;
 	}
 
 	mro_acked_before(qp, cum, MRO_ACKED_BY_ACK, &a->ts_echo);
@@ -303,6 +312,7 @@ static void mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 		mro_detect_loss(qp);
 	if (qp->paths.owed)
 		mro_rec_echo_check(qp);
+	return true;
 }
 
 /*
@@ -417,8 +427,8 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		return;
 	switch (hdr->opcode) {
 	case METAROCE_OP_ACK:
-		mro_req_ack(qp, &hdr->ack);
-		mro_cc_ack(qp, hdr, una, lost);
+		if (mro_req_ack(qp, &hdr->ack))
+			mro_cc_ack(qp, hdr, una, lost);
 		break;
 	case METAROCE_OP_CREDIT:
 		mro_cc_credit_rcv(qp, &hdr->ctrl);

@@ -585,11 +585,16 @@ void mro_qp_error_at(struct mro_qp *qp, int status, unsigned long ip)
 	mro_qp_enter_err(qp, status, ip);
 }
 
-/* flush every WQE still in the SQ and RQ with WR_FLUSH_ERR */
+/*
+ * Flush every WQE still in the SQ and RQ with WR_FLUSH_ERR.  User space
+ * writes the producer indices and the CQ's consumer index at any time:
+ * each loop runs at most the count of WQEs it found on entry.
+ */
 void mro_qp_flush(struct mro_qp *qp)
 {
 	struct ib_wc wc;
 	bool last_wqe = false;
+	u32 n;
 
 	spin_lock_bh(&qp->lock);
 	if (qp->state != IB_QPS_ERR) {
@@ -598,7 +603,7 @@ void mro_qp_flush(struct mro_qp *qp)
 	}
 	/* first complete what finished, in order, then flush the rest */
 	mro_req_complete_ready(qp);
-	while (!mro_queue_empty(qp->sq)) {
+	for (n = mro_queue_count(qp->sq); n; n--) {
 		u32 idx = mro_queue_consumer(qp->sq);
 		struct rxe_send_wqe *w = mro_queue_slot(qp->sq, idx);
 
@@ -615,7 +620,7 @@ void mro_qp_flush(struct mro_qp *qp)
 	qp->sq_head = mro_queue_consumer(qp->sq);
 	qp->sq_cur_valid = false;
 	if (qp->rq) {
-		while (!mro_queue_empty(qp->rq)) {
+		for (n = mro_queue_count(qp->rq); n; n--) {
 			struct rxe_recv_wqe *r;
 
 			r = mro_queue_slot(qp->rq, mro_queue_consumer(qp->rq));
