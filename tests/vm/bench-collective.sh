@@ -57,7 +57,9 @@ main() {
 	fi
 	make -C tools/collective >"$out/tool-build.log" 2>&1
 	mkdir -p "$out/files"
-	cp "$ko" tests/vm/scenarios/metaroce-lib.sh tools/collective/collective "$out/files/"
+	# the scenario loads files/metaroce.ko, whatever --ko's file is called
+	cp "$ko" "$out/files/metaroce.ko"
+	cp tests/vm/scenarios/metaroce-lib.sh tools/collective/collective "$out/files/"
 	{
 		echo "COLL_ITERS=$iters"
 		echo "COLL_SIZE=$size"

@@ -167,7 +167,9 @@ def main():
             print('- %s %s %s: %s' % (k[0], k[1], NAMES.get(k[2], k[2]),
                                        r['error'] or r['last'] or 'no summary'))
         print()
-    if a.plot:
+    if not runs:
+        print('No collective run left results.\n')
+    elif a.plot:
         plot(runs, a.plot)
         print('![collective completion time CDF](%s)\n' % os.path.basename(a.plot))
 
