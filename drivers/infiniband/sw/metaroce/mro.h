@@ -76,9 +76,7 @@ struct mro_dev {
 	struct mutex mcg_mutex;		/* joins and leaves */
 	spinlock_t mcg_lock;		/* attached QPN lists */
 	u32 nmcg;
-	u32 qp_next;			/* cursors for xa_alloc_cyclic() */
-	u32 mem_next;
-	u32 srq_next;
+	u32 srq_next;			/* cursors for xa_alloc_cyclic() */
 	u32 ah_next;
 };
 
@@ -105,6 +103,10 @@ extern unsigned int mro_udp_port;
 extern unsigned int mro_npaths;
 
 /* mro_dev.c: device table, link add, netdev events */
+#define MRO_QPN_MIN		16	/* below: QP0, QP1 and reserved */
+#define MRO_ID_TRIES		8	/* random ids tried before the lowest */
+int mro_xa_alloc_random(struct xarray *xa, u32 *id, void *entry, u32 min,
+			u32 max);
 int mro_newlink(const char *ibdev_name, struct net_device *ndev);
 struct mro_dev *mro_dev_get_by_netdev(struct net_device *ndev);
 void mro_dev_put(struct mro_dev *dev);

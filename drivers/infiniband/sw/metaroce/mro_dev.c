@@ -5,6 +5,7 @@
  * the port, and teardown.
  */
 #include <linux/ethtool.h>
+#include <linux/random.h>
 #include <linux/if_vlan.h>
 #include <linux/rculist.h>
 #include <linux/rtnetlink.h>
@@ -34,6 +35,27 @@ struct mro_dev *mro_dev_get_by_netdev(struct net_device *ndev)
 	}
 	rcu_read_unlock();
 	return found;
+}
+
+/*
+ * Reserve an unused id in [@min, @max] of @xa for @entry, chosen at
+ * random: a QPN or a memory key index that an off-path sender cannot
+ * guess from how many objects the host created before.  A few random
+ * tries, then the lowest free id (a nearly full space).
+ */
+int mro_xa_alloc_random(struct xarray *xa, u32 *id, void *entry, u32 min,
+			u32 max)
+{
+	u64 span = (u64)max - min + 1;
+	int i, err;
+
+	for (i = 0; i < MRO_ID_TRIES; i++) {
+		*id = min + (u32)((get_random_u32() * span) >> 32);
+		err = xa_insert(xa, *id, entry, GFP_KERNEL);
+		if (err != -EBUSY)
+			return err;
+	}
+	return xa_alloc(xa, id, entry, XA_LIMIT(min, max), GFP_KERNEL);
 }
 
 void mro_dev_put(struct mro_dev *dev)

@@ -15,7 +15,10 @@
 struct mro_dev;
 struct mro_mem;
 
-/* a key is (xarray index << 8) | key byte; the index never changes */
+/*
+ * A key is (xarray index << 8) | key byte; the index, drawn at random
+ * (mro_xa_alloc_random()), never changes, the byte does (REG_MR, BIND_MW).
+ */
 #define MRO_KEY_BYTE_MASK	0xffU
 #define MRO_KEY_INDEX_MIN	1U
 #define MRO_KEY_INDEX_MAX	0xffffffU

@@ -45,9 +45,8 @@ int mro_mem_add(struct mro_dev *dev, struct mro_mem *mem, struct ib_pd *pd)
 	init_completion(&mem->released);
 
 	/* a NULL entry reserves the index: xa_load() sees nothing yet */
-	err = xa_alloc_cyclic(&dev->mems, &index, NULL,
-			      XA_LIMIT(MRO_KEY_INDEX_MIN, MRO_KEY_INDEX_MAX),
-			      &dev->mem_next, GFP_KERNEL);
+	err = mro_xa_alloc_random(&dev->mems, &index, NULL, MRO_KEY_INDEX_MIN,
+				  MRO_KEY_INDEX_MAX);
 	if (err < 0)
 		return err;
 	mem->lkey = mro_key_make(index, get_random_u32());

@@ -248,9 +248,9 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		qpn = 1;
 		err = xa_insert(&dev->qps, qpn, XA_ZERO_ENTRY, GFP_KERNEL);
 	} else {
-		err = xa_alloc_cyclic(&dev->qps, &qpn, XA_ZERO_ENTRY,
-				      XA_LIMIT(16, METAROCE_QPN_MASK),
-				      &dev->qp_next, GFP_KERNEL);
+		/* QPN 0xffffff is the multicast QPN */
+		err = mro_xa_alloc_random(&dev->qps, &qpn, XA_ZERO_ENTRY,
+					  MRO_QPN_MIN, METAROCE_QPN_MASK - 1);
 	}
 	if (err < 0)
 		goto err_free;
