@@ -1075,9 +1075,19 @@ static void credit_hostile_grants(struct kunit *test)
 	mro_credit_tx_init(&tx, 100, 10);
 	KUNIT_EXPECT_EQ(test, mro_credit_tx_update(&tx, 50, 100, 512),
 			MRO_CREDIT_STALE);
+	/* beyond any window: not taken (review H4, half of random grants) */
 	KUNIT_EXPECT_EQ(test, mro_credit_tx_update(&tx, 100 + 0x7fffffffU,
 						   100, 512),
 			MRO_CREDIT_BAD);
+	KUNIT_EXPECT_EQ(test, tx.credit_psn, 110U);
+	KUNIT_EXPECT_EQ(test, mro_credit_tx_update(&tx, 100 + MRO_WINDOW_MAX + 1,
+						   100, 512),
+			MRO_CREDIT_BAD);
+	KUNIT_EXPECT_EQ(test, tx.credit_psn, 110U);
+	/* a receiver with a larger window: clamped to ours */
+	KUNIT_EXPECT_EQ(test, mro_credit_tx_update(&tx, 100 + MRO_WINDOW_MAX,
+						   100, 512),
+			MRO_CREDIT_MOVED);
 	KUNIT_EXPECT_EQ(test, tx.credit_psn, 612U);
 	KUNIT_EXPECT_EQ(test, mro_credit_tx_update(&tx, 600, 100, 512),
 			MRO_CREDIT_STALE);

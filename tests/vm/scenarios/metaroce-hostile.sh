@@ -8,7 +8,14 @@
 #     QPNs and PSNs) to both devices, and h1 (the peer's own address) sends
 #     every class but "live" to h2.  The transfer must pass untouched; mr2's
 #     drop counters must show each kind of drop (short, version, opcode,
-#     hdr_len, crc, field, length, no_qp, qp_mismatch, window).
+#     hdr_len, crc, field, length, no_qp, qp_mismatch, window).  Then h1 and
+#     h2 send "errors" (requests failing the responder's checks: duplicate
+#     READ_REQs, WRITEs with bad keys ahead of the next PSN) at each other's
+#     live QPs from the peer's own address: the transfer must still pass,
+#     nothing may be NAKed, and rx_drop_dup_req and rx_drop_error_ahead count;
+#     and "feedback" (CE-marked PROBEs, responses and requests outside the
+#     window, CREDITs beyond any window): no ECN mark may be echoed and
+#     cc_bad_feedback counts the grants.
 #   phase 2: while ib_write_bw runs h1 -> h2, h1 and h2 send "live" packets at
 #     each other's QPs from the peers' own addresses (what an on-path spoofer
 #     could do).  The transfer may fail (RDMA has no authentication); the kernel
@@ -63,6 +70,15 @@ live_psns() {
     rdma -dd resource show qp link "$1/1" | grep -oE "$2 0x[0-9a-f]+" | awk '{print $2}' |
         sed 's/^0x//' | paste -sd,
 }
+# qp_psns DEV KEY QPNS: the driver attribute KEY of each QP of QPNS (comma list),
+# in that order
+qp_psns() {
+    local q
+    for q in ${3//,/ }; do
+        rdma -dd resource show qp link "$1/1" lqpn "$q" | grep -oE "$2 0x[0-9a-f]+" |
+            awk '{print $2}' | sed 's/^0x//'
+    done | paste -sd,
+}
 # wait_qps DEV N: until DEV has N RC QPs in RTR or RTS (120 tries)
 wait_qps() {
     local i q
@@ -87,9 +103,9 @@ ip netns exec h2 timeout -k 30 "$T" "$DC" -s -p 18600 -T 120 >"$LAB_WORK/dc1-ser
 srv=$!
 sleep 2
 # long enough to outlast the hostile runs below (dc1-client-alive checks it):
-# half the test timeout (300 s; 450 s on the debug kernel, MRO_TEST_TIMEOUT=900),
-# ended by mro_dc_finish once they are done
-ip netns exec h1 timeout -k 30 "$T" "$DC" -c 10.98.0.2 -p 18600 -q 4 -t $((T / 2)) -T 120 \
+# three quarters of the test timeout (450 s; 675 s on the debug kernel,
+# MRO_TEST_TIMEOUT=900), ended by mro_dc_finish once they are done
+ip netns exec h1 timeout -k 30 "$T" "$DC" -c 10.98.0.2 -p 18600 -q 4 -t $((T * 3 / 4)) -T 120 \
     >"$LAB_WORK/dc1-client.log" 2>&1 &
 cli=$!
 lab_check dc1-qps-up wait_qps mr2 4
@@ -103,6 +119,21 @@ lab_check hostile-h1-to-h2 hostile h1 10.98.0.2 -c "$all" -q "$q2" -Q "$r2" -P "
 lab_check hostile-h2-to-h1 hostile h2 10.98.0.1 -c "$all" -q "$q1" -Q "$r1" -P "$p1" -s 4
 lab_check hostile-h3-to-h2 hostile h3 10.98.0.2 -c "$all,live" -q "$q2" -Q "$r2" -P "$p2" -s 1
 lab_check hostile-h3-to-h1 hostile h3 10.98.0.1 -c "$all,live" -q "$q1" -Q "$r1" -P "$p1" -s 2
+# congestion feedback no packet of the connection carries, CE-marked
+lab_check feedback-h1-to-h2 hostile h1 10.98.0.2 -c feedback -n 200 \
+    -q "$q2" -Q "$r2" -P "$p2" -s 31
+lab_check feedback-h2-to-h1 hostile h2 10.98.0.1 -c feedback -n 200 \
+    -q "$q1" -Q "$r1" -P "$p1" -s 32
+# requests that fail the responder's checks, from the peer's own address and
+# QPN, at the live positions read afresh each round (the transfer moves on)
+for i in 1 2 3 4; do
+    q2=$(live_qps mr2 lqpn); r2=$(live_qps mr2 rqpn); p2=$(qp_psns mr2 rcv_psn "$q2")
+    q1=$(live_qps mr1 lqpn); r1=$(live_qps mr1 rqpn); p1=$(qp_psns mr1 rcv_psn "$q1")
+    lab_check "errors-h1-to-h2-$i" hostile h1 10.98.0.2 -c errors -n 60 \
+        -q "$q2" -Q "$r2" -P "$p2" -s $((10 + i))
+    lab_check "errors-h2-to-h1-$i" hostile h2 10.98.0.1 -c errors -n 60 \
+        -q "$q1" -Q "$r1" -P "$p1" -s $((20 + i))
+done
 a2=$(snap mr2); a1=$(snap mr1)
 lab_check dc1-client-alive kill -0 $cli
 mro_dc_finish	# the hostile runs are over: the transfer may end
@@ -120,6 +151,16 @@ for c in rx_drop_short rx_drop_version rx_drop_opcode rx_drop_hdr_len rx_drop_cr
     lab_metric "mr1_$c" "$(delta "$b1" "$a1" "$c")"
 done
 lab_check no-retry-exceeded test "$(delta "$b1" "$a1" retry_exceeded)" -eq 0
+# the failing requests were dropped and counted, none NAKed; no forged CE
+# mark was taken (the bridge marks nothing), the forged grants were dropped
+for c in rx_drop_dup_req rx_drop_error_ahead cc_bad_feedback nak_sent cc_ecn_echoed; do
+    d=$(( $(delta "$b1" "$a1" "$c") + $(delta "$b2" "$a2" "$c") ))
+    lab_metric "hostile_$c" "$d"
+    case $c in
+    nak_sent|cc_ecn_echoed) lab_check "hostile-no-$c" test "$d" -eq 0 ;;
+    *) lab_check "hostile-counted-$c" test "$d" -gt 0 ;;
+    esac
+done
 
 # --- phase 2: spoofed packets from the peers' own addresses ------------------
 lab_log "phase 2: ib_write_bw h1 -> h2 while h1 and h2 send live spoofed packets"

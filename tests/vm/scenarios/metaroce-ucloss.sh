@@ -7,7 +7,13 @@
 # and count the dropped messages. Before UC loss handling this stopped at the
 # first lost packet.
 #
-# Files (--files): metaroce.ko, metaroce-lib.sh, ucstream (tools/ucstream).
+# Then the same stream, slower, while h2 (the sender's own address) sends
+# forged UC SENDs at h1's UC QP (tools/mro-hostile class ucjump: a PSN far
+# past the window, a message number far past the next one): the stream must
+# still pass, the far PSNs counted as rx_drop_window.
+#
+# Files (--files): metaroce.ko, metaroce-lib.sh, ucstream (tools/ucstream),
+# mro-hostile (tools/mro-hostile).
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
 
@@ -47,5 +53,43 @@ for c in rx_uc_msg_dropped rx_uc_psn_lost rx_out_of_order rx_duplicate; do
     lab_metric "mr1_$c" "$v"
 done
 lab_check uc-loss-dropped-counted test "$(mro_counter mr1 rx_uc_msg_dropped 2>/dev/null || echo 0)" -gt 0
+
+# --- forged UC packets from the sender's own address ------------------------
+# uc_qp FIELD: FIELD of mr1's UC QP in RTR or RTS (lqpn, rqpn)
+uc_qp() {
+    rdma -j resource show qp link mr1/1 |
+        jq -r --arg f "$1" '[.[] | select(.type == "UC" and (.state == "RTS" or .state == "RTR")) | .[$f]][0] // empty'
+}
+if [ -x "$LAB_FILES/mro-hostile" ]; then
+    w0=$(mro_counter mr1 rx_drop_window 2>/dev/null || echo 0)
+    ip netns exec h1 timeout "$T" "$UCS" -d mr1 -g "$G1" -p 18700 -n 5000 -s 4096 -T 30 \
+        >"$LAB_WORK/receiver2.out" 2>&1 &
+    rcv=$!
+    sleep 1
+    ip netns exec h2 timeout "$T" "$UCS" -d mr2 -g "$G2" -p 18700 -n 5000 -s 4096 -i 3000 \
+        10.98.0.1 >"$LAB_WORK/sender2.out" 2>&1 &
+    snd=$!
+    # the stream lasts 15 s or more: the forged packets land early in it
+    for i in $(seq 50); do
+        [ -n "$(uc_qp lqpn)" ] && break
+        sleep 0.2
+    done
+    for i in 1 2 3; do
+        q=$(uc_qp lqpn); r=$(uc_qp rqpn)
+        [ -n "$q" ] || continue
+        p=$(rdma -dd resource show qp link mr1/1 lqpn "$q" | grep -oE "rcv_psn 0x[0-9a-f]+" |
+            awk '{print $2}' | sed 's/^0x//')
+        lab_check "ucjump-$i" ip netns exec h2 timeout "$T" python3 "$LAB_FILES/mro-hostile" \
+            10.98.0.1 -c ucjump -n 20 -q "$q" -Q "$r" -P "$p" -s "$i"
+    done
+    wait $snd
+    wait $rcv
+    rc=$?
+    cp "$LAB_WORK"/receiver2.out "$LAB_WORK"/sender2.out "$LAB_OUT/"
+    lab_check uc-forged-receiver sh -c "cat '$LAB_WORK/receiver2.out'; exit $rc"
+    w1=$(mro_counter mr1 rx_drop_window 2>/dev/null || echo 0)
+    lab_metric uc_forged_drop_window $((w1 - w0))
+    lab_check uc-forged-counted test $((w1 - w0)) -gt 0
+fi
 
 lab_check dmesg-clean mro_dmesg_clean

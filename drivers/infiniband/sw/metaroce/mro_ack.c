@@ -333,8 +333,12 @@ static bool mro_resp_placed(struct mro_qp *qp, struct mro_swqe *s, u32 psn,
 	return true;
 }
 
-/* READ response: place it into the WQE's local buffer */
-static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
+/*
+ * A READ response: placed into the WQE's local buffer if it is one we
+ * asked for and still wait for.
+ * Returns whether it was; only then does its CE mark count.
+ */
+static bool mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 			      struct sk_buff *skb)
 {
 	struct mro_txslot *t;
@@ -343,13 +347,13 @@ static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 
 	s = mro_swqe_of_psn(qp, hdr->psn);
 	if (!s || s->opcode != IB_WR_RDMA_READ)
-		return;
+		return false;
 	t = mro_slot(qp, hdr->psn);
 	if (t->state == MRO_TX_ACKED)
-		return;	/* duplicate */
+		return false;	/* duplicate */
 	/* the responder is not trusted: the packet must be what we asked */
 	if (hdr->msg.offset != t->offset || hdr->payload_len != t->len)
-		return;
+		return false;
 	err = mro_sge_copy_skb(qp->dev, qp->ibqp.pd,
 			       mro_swqe_sges(qp, t->swqe), s->num_sge,
 			       t->offset, skb, hdr->hdr_len, t->len,
@@ -366,9 +370,11 @@ static void mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 	if (mro_resp_placed(qp, s, hdr->psn,
 			    hdr->msg.imm ? &hdr->msg.imm : NULL, err))
 		mro_detect_loss(qp);
+	return true;
 }
 
-static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
+/* an atomic response, as mro_req_read_resp() */
+static bool mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
 {
 	struct mro_txslot *t;
 	struct mro_swqe *s;
@@ -378,14 +384,15 @@ static void mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
 	s = mro_swqe_of_psn(qp, hdr->psn);
 	if (!s || (s->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 		   s->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
-		return;
+		return false;
 	t = mro_slot(qp, hdr->psn);
 	if (t->state == MRO_TX_ACKED)
-		return;
+		return false;
 	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
 			   s->num_sge, 0, &val, sizeof(val), MRO_COPY_TO_MEM,
 			   IB_ACCESS_LOCAL_WRITE);
 	mro_resp_placed(qp, s, hdr->psn, NULL, err);
+	return true;
 }
 
 /*
@@ -434,12 +441,13 @@ void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		mro_cc_credit_rcv(qp, &hdr->ctrl);
 		break;
 	case METAROCE_OP_READ_RESP:
-		mro_req_read_resp(qp, hdr, skb);
-		mro_cc_resp(qp, una, hdr->ce);
+		/* a response we did not ask for says nothing of congestion */
+		if (mro_req_read_resp(qp, hdr, skb))
+			mro_cc_resp(qp, una, hdr->ce);
 		break;
 	case METAROCE_OP_ATOMIC_RESP:
-		mro_req_atomic_resp(qp, hdr);
-		mro_cc_resp(qp, una, hdr->ce);
+		if (mro_req_atomic_resp(qp, hdr))
+			mro_cc_resp(qp, una, hdr->ce);
 		break;
 	default:
 		return;

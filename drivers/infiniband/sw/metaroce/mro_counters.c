@@ -28,6 +28,7 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_DROP_NO_WQE].name = "rx_drop_no_wqe",
 	[MRO_CNT_DROP_DUP_REQ].name = "rx_drop_dup_req",
 	[MRO_CNT_DROP_ACK_RANGE].name = "rx_drop_ack_range",
+	[MRO_CNT_DROP_ERR_AHEAD].name = "rx_drop_error_ahead",
 	[MRO_CNT_RX_KEY_WAIT].name = "rx_key_order_wait",
 	[MRO_CNT_RX_DUP].name = "rx_duplicate",
 	[MRO_CNT_UC_PSN_LOST].name = "rx_uc_psn_lost",

@@ -118,19 +118,19 @@ enum mro_credit_upd mro_credit_tx_update(struct mro_credit_tx *tx,
 					 u32 grant, u32 snd_una,
 					 u32 max_ahead)
 {
-	enum mro_credit_upd ret = MRO_CREDIT_MOVED;
-
 	/* behind what is acknowledged: an ACK overtaken by a newer one */
 	if (mro_seq_before(grant, snd_una))
 		return MRO_CREDIT_STALE;
-	if (grant - snd_una > max_ahead) {
+	/* further than any receiver's window: forged, or broken */
+	if (grant - snd_una > MRO_WINDOW_MAX)
+		return MRO_CREDIT_BAD;
+	/* a receiver with a larger window than ours: what we may use */
+	if (grant - snd_una > max_ahead)
 		grant = snd_una + max_ahead;
-		ret = MRO_CREDIT_BAD;
-	}
 	if (!mro_seq_after(grant, tx->credit_psn))
-		return ret == MRO_CREDIT_BAD ? ret : MRO_CREDIT_STALE;
+		return MRO_CREDIT_STALE;
 	tx->credit_psn = grant;
-	return ret;
+	return MRO_CREDIT_MOVED;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_credit_tx_update);
 

@@ -35,7 +35,7 @@ struct mro_credit_tx {
 enum mro_credit_upd {
 	MRO_CREDIT_STALE = 0,	/* not ahead of what we have */
 	MRO_CREDIT_MOVED,
-	MRO_CREDIT_BAD,		/* out of bounds: clamped */
+	MRO_CREDIT_BAD,		/* beyond any window: not taken */
 };
 
 void mro_credit_pool_init(struct mro_credit_pool *pool);
@@ -62,7 +62,11 @@ u32 mro_credit_rx_grant(struct mro_credit_pool *pool,
 			u32 budget, u32 quantum);
 
 void mro_credit_tx_init(struct mro_credit_tx *tx, u32 snd_nxt, u32 spec);
-/* take a received grant; @max_ahead bounds it past @snd_una */
+/*
+ * Take a received grant: one more than MRO_WINDOW_MAX past @snd_una is
+ * dropped (MRO_CREDIT_BAD), one more than @max_ahead (our window) past it
+ * is clamped to that.
+ */
 enum mro_credit_upd mro_credit_tx_update(struct mro_credit_tx *tx,
 					 u32 grant, u32 snd_una,
 					 u32 max_ahead);

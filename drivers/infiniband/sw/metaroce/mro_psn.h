@@ -9,6 +9,9 @@
 
 #include <linux/types.h>
 
+/* the largest send or receive window (module parameter `window`), PSNs */
+#define MRO_WINDOW_MAX	16384
+
 /* signed distance a - b */
 static inline s32 mro_seq_diff(u32 a, u32 b)
 {

@@ -122,7 +122,7 @@ static int mro_qp_alloc_rq(struct mro_qp *qp, struct ib_qp_init_attr *init)
 
 static int mro_qp_alloc_transport(struct mro_qp *qp)
 {
-	u32 win = clamp_t(u32, mro_txwin, 64, 16384);
+	u32 win = clamp_t(u32, mro_txwin, 64, MRO_WINDOW_MAX);
 	u16 npaths = mro_dev_npaths(qp->dev);
 	int err;
 
@@ -148,6 +148,9 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 	qp->ares = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->ares), GFP_KERNEL);
 	if (!qp->ares)
 		return -ENOMEM;
+	qp->rres = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->rres), GFP_KERNEL);
+	if (!qp->rres)
+		return -ENOMEM;
 	qp->pend = kcalloc(MRO_NPEND, sizeof(*qp->pend), GFP_KERNEL);
 	if (!qp->pend)
 		return -ENOMEM;
@@ -166,6 +169,7 @@ static void mro_qp_free_all(struct mro_qp *qp)
 	mro_routes_free(qp);
 	mro_paths_free(&qp->paths);
 	kfree(qp->pend);
+	kfree(qp->rres);
 	kfree(qp->ares);
 	kvfree(qp->rmsg_sge);
 	kvfree(qp->rmsg);
@@ -303,8 +307,10 @@ static void mro_qp_reset_transport(struct mro_qp *qp)
 	memset(qp->tx, 0, qp->txwin * sizeof(*qp->tx));
 	for (i = 0; i < qp->nmsg; i++)
 		qp->rmsg[i].state = MRO_RMSG_FREE;
-	for (i = 0; i < MRO_MAX_RD_ATOM; i++)
+	for (i = 0; i < MRO_MAX_RD_ATOM; i++) {
 		qp->ares[i].valid = false;
+		qp->rres[i].valid = false;
+	}
 	for (i = 0; i < MRO_NPEND; i++)
 		qp->pend[i].valid = false;
 	mro_keyorder_init(&qp->keyorder);
@@ -357,10 +363,13 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 	    qp->max_dest_rd_atomic != attr->max_dest_rd_atomic) {
 		u32 i;
 
-		/* the result ring is max_dest_rd_atomic long: start it over */
-		for (i = 0; i < MRO_MAX_RD_ATOM; i++)
+		/* the resource rings are max_dest_rd_atomic long: start over */
+		for (i = 0; i < MRO_MAX_RD_ATOM; i++) {
 			qp->ares[i].valid = false;
+			qp->rres[i].valid = false;
+		}
 		qp->ares_next = 0;
+		qp->rres_next = 0;
 		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	}
 	if (mask & IB_QP_DEST_QPN)

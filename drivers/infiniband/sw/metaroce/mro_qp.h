@@ -16,6 +16,7 @@
 #include "mro_keyorder.h"
 #include "mro_loss.h"
 #include "mro_path.h"
+#include "mro_respres.h"
 #include "mro_psn.h"
 #include "mro_rxwin.h"
 #include "mro_wire.h"
@@ -218,8 +219,10 @@ struct mro_qp {
 	struct ib_sge *rmsg_sge;	/* rmsg_max_sge per rmsg */
 	u32 rmsg_max_sge;		/* the RQ's (or SRQ's) max_sge */
 	struct mro_atomic_res *ares;	/* MRO_MAX_RD_ATOM entries */
+	struct mro_read_res *rres;	/* READs answered, as many */
 	struct mro_pending_req *pend;	/* MRO_NPEND entries */
 	u32 ares_next;
+	u32 rres_next;
 	u32 ack_pending;		/* packets since last ACK */
 	u16 dup_ack_turn;		/* rotates the paths of duplicates' ACKs */
 	u32 ecn_ce;			/* CE-marked packets received */
@@ -395,8 +398,14 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		  struct sk_buff *skb, struct sk_buff_head *out);
 void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		     struct sk_buff *skb);
-/* UC under loss (mro_resp_uc.c); msn at most this far past rcv_msn */
-#define MRO_UC_MSN_SPAN		BIT(24)
+/*
+ * UC under loss (mro_resp_uc.c): a packet's PSN at most MRO_UC_PSN_SPAN past
+ * the receive base, its msn at most MRO_UC_MSN_SPAN past rcv_msn (a message
+ * takes a PSN at least, and the unfinished ones lie in a window before the
+ * base), so that one forged packet costs a bounded stretch, not the QP.
+ */
+#define MRO_UC_PSN_SPAN		BIT(16)
+#define MRO_UC_MSN_SPAN		(MRO_UC_PSN_SPAN + MRO_WINDOW_MAX)
 int mro_uc_make_room(struct mro_qp *qp, const struct mro_hdr *hdr);
 bool mro_uc_drop_head(struct mro_qp *qp);
 void mro_uc_reset(struct mro_qp *qp);

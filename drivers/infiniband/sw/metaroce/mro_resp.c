@@ -113,6 +113,23 @@ static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
 }
 
 /*
+ * A request failed with @syn: NAK it and end the QP if it is the packet
+ * at the next expected PSN; a packet ahead of that is dropped and counted
+ * instead, and its resend judged in its turn (mro_respres.h).  Returns
+ * whether the QP was failed.
+ */
+static bool mro_resp_fail(struct mro_qp *qp, const struct mro_hdr *req,
+			  u8 syn, struct sk_buff_head *out)
+{
+	if (!mro_resp_may_fail(req->psn, qp->rxwin.base)) {
+		mro_qp_count(qp, MRO_CNT_DROP_ERR_AHEAD, 1);
+		return false;
+	}
+	mro_nak(qp, req, syn, out);
+	return true;
+}
+
+/*
  * The receive WQE for message @msn: RQ WQEs are taken in message order, so
  * message msn uses the WQE (msn - rcv_msn) places after the consumer.
  */
@@ -271,6 +288,12 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 				      IB_ACCESS_REMOTE_WRITE)) {
 				if (mem)
 					mro_mem_put(mem);
+				if (!mro_resp_may_fail(hdr->psn,
+						       qp->rxwin.base)) {
+					mro_qp_count(qp, MRO_CNT_DROP_ERR_AHEAD,
+						     1);
+					return -EAGAIN;
+				}
 				m->status = IB_WC_REM_ACCESS_ERR;
 				mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
 			} else {
@@ -292,9 +315,10 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 		}
 	}
 	if (m->status != IB_WC_SUCCESS && m->status != IB_WC_REM_ACCESS_ERR &&
-	    qp->ibqp.qp_type == IB_QPT_RC)
-		mro_nak(qp, hdr, m->status == IB_WC_LOC_LEN_ERR ?
-			METAROCE_SYN_NAK_INVALID : METAROCE_SYN_NAK_OP, out);
+	    qp->ibqp.qp_type == IB_QPT_RC &&
+	    !mro_resp_fail(qp, hdr, m->status == IB_WC_LOC_LEN_ERR ?
+			   METAROCE_SYN_NAK_INVALID : METAROCE_SYN_NAK_OP, out))
+		return -EAGAIN;	/* the message keeps its status */
 
 	m->received += hdr->payload_len;
 	if (hdr->flags & METAROCE_F_SOLICITED)
@@ -363,7 +387,7 @@ static int mro_resp_write(struct mro_qp *qp, const struct mro_hdr *hdr,
 	if (!err)
 		return 0;
 access:
-	mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
+	mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
 	return -EACCES;
 }
 
@@ -451,6 +475,62 @@ drop:
 	return -EINVAL;
 }
 
+/* responder resources: max_dest_rd_atomic, at least one remembered */
+static u32 mro_resp_res(struct mro_qp *qp)
+{
+	return clamp_t(u32, qp->max_dest_rd_atomic, 1, MRO_MAX_RD_ATOM);
+}
+
+/*
+ * Remember the READ at @req, answered with @n responses: as the next part
+ * of the READ remembered last, or in a resource of its own.  The oldest
+ * one makes room: a requester keeps at most max_dest_rd_atomic READs and
+ * atomics outstanding, so the one evicted has completed there.
+ */
+static void mro_read_res_save(struct mro_qp *qp, const struct mro_hdr *req,
+			      u32 n)
+{
+	u32 res = mro_resp_res(qp);
+	struct mro_read_res *r = &qp->rres[(qp->rres_next - 1) % res];
+
+	if (mro_read_res_extends(r, req->psn, req->msg.va, req->msg.rkey,
+				 req->msg.imm, req->msg.offset)) {
+		r->npsn += n;
+		r->end = (u64)req->msg.offset + req->msg.length;
+		return;
+	}
+	r = &qp->rres[qp->rres_next++ % res];
+
+	r->psn = req->psn;
+	r->npsn = n;
+	r->va = req->msg.va;
+	r->rkey = req->msg.rkey;
+	r->offset = req->msg.offset;
+	r->end = (u64)req->msg.offset + req->msg.length;
+	r->seg = req->msg.imm;
+	r->valid = true;
+}
+
+/*
+ * A duplicate READ_REQ: answered again only when it asks for responses of
+ * a READ the responder remembers (mro_respres.h); else dropped, counted.
+ */
+static void mro_resp_read_replay(struct mro_qp *qp, const struct mro_hdr *req,
+				 struct sk_buff_head *out)
+{
+	u32 i;
+
+	for (i = 0; i < mro_resp_res(qp); i++) {
+		if (mro_read_replay_ok(&qp->rres[i], req->psn, req->msg.va,
+				       req->msg.rkey, req->msg.imm,
+				       req->msg.offset, req->msg.length)) {
+			mro_resp_read(qp, req, true, out);
+			return;
+		}
+	}
+	mro_qp_count(qp, MRO_CNT_DROP_DUP_REQ, 1);
+}
+
 static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
 				 u64 orig, struct sk_buff_head *out)
 {
@@ -465,12 +545,6 @@ static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
 	r.tsval = mro_now_us();
 	r.orig = orig;
 	mro_queue_hdr_only(qp, &r, out);
-}
-
-/* responder resources: max_dest_rd_atomic, at least one remembered result */
-static u32 mro_resp_res(struct mro_qp *qp)
-{
-	return clamp_t(u32, qp->max_dest_rd_atomic, 1, MRO_MAX_RD_ATOM);
 }
 
 static struct mro_atomic_res *mro_ares_find(struct mro_qp *qp, u32 psn)
@@ -569,6 +643,7 @@ static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 		n = mro_resp_read(qp, hdr, false, out);
 		if (n < 0)
 			return n;
+		mro_read_res_save(qp, hdr, n);
 		/* the responses use the PSNs after this one */
 		for (i = 1; i < n; i++)
 			if (mro_rxwin_classify(&qp->rxwin, hdr->psn + i) ==
@@ -645,11 +720,14 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		    hdr->opcode == METAROCE_OP_SEND_INV))
 		return;
 
-	mro_cc_rx(qp, hdr);	/* CE count, credit activity */
 	if (!rc) {
 		/* UC never retransmits: give up what later traffic passed */
 		while ((n = mro_uc_make_room(qp, hdr)) > 0)
 			mro_complete_rmsgs(qp);
+		if (n == -ERANGE) {
+			mro_qp_count(qp, MRO_CNT_DROP_WINDOW, 1);
+			return;
+		}
 		if (n < 0)
 			goto bad;
 	}
@@ -662,7 +740,7 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		mro_qp_count(qp, MRO_CNT_RX_DUP, 1);
 		if (hdr->opcode == METAROCE_OP_READ_REQ &&
 		    mro_seq_before(hdr->psn, qp->rxwin.base))
-			mro_resp_read(qp, hdr, true, out);
+			mro_resp_read_replay(qp, hdr, out);
 		else if (hdr->opcode == METAROCE_OP_CMP_SWAP ||
 			 hdr->opcode == METAROCE_OP_FETCH_ADD)
 			mro_resp_atomic(qp, hdr, true, out);
@@ -670,6 +748,8 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 			mro_send_dup_ack(qp, hdr, out);
 		return;
 	}
+	/* CE count, credit activity: only a packet of the receive window's */
+	mro_cc_rx(qp, hdr);
 	if (mro_rxwin_has_hole(&qp->rxwin) ||
 	    hdr->psn != qp->rxwin.base)
 		mro_qp_count(qp, MRO_CNT_RX_OOO, 1);
@@ -704,14 +784,15 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	case METAROCE_OP_ATOMIC_WRITE:
 		if (!qp->max_dest_rd_atomic) {
 			/* no responder resources: IB's invalid request */
-			mro_nak(qp, hdr, METAROCE_SYN_NAK_INVALID, out);
+			mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_INVALID, out);
 			return;
 		}
 		/* they see memory as every earlier request left it */
 		if (hdr->psn != qp->rxwin.base) {
 			if (mro_pend_add(qp, hdr) == -EPROTO) {
 				/* more outstanding than max_dest_rd_atomic */
-				mro_nak(qp, hdr, METAROCE_SYN_NAK_INVALID, out);
+				mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_INVALID,
+					      out);
 				return;
 			}
 			goto ack;
@@ -749,6 +830,15 @@ void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
 		return;
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		return;
+	/*
+	 * Its PSN is its sender's next one, which lies in our receive
+	 * window (the sender keeps inside our grant): nothing else can be
+	 * answered, nor its CE mark or port change taken.
+	 */
+	if (!mro_seq_in(hdr->psn, qp->rxwin.base, qp->rxwin.size + 1)) {
+		mro_qp_count(qp, MRO_CNT_DROP_WINDOW, 1);
+		return;
+	}
 	if (hdr->ce)		/* echoed like a marked request */
 		qp->ecn_ce++;
 	/*

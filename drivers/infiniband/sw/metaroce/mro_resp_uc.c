@@ -144,9 +144,12 @@ static void mro_uc_give_up(struct mro_qp *qp, u32 to)
  * base (half the window) gives up the oldest PSNs; a message too far past
  * the oldest unfinished one (half the message ring) gives up the PSNs
  * before the next message that has arrived, or before this one, which
- * settles the oldest.  Returns -EINVAL for a packet to drop, 1 when the
- * base moved (the caller then completes or drops what became decidable
- * and calls again), else 0.
+ * settles the oldest.  A packet behind the base moves nothing; one
+ * MRO_UC_PSN_SPAN or more past it is dropped (-ERANGE): no loss burst of a
+ * sender skips that far, and a blind forger would otherwise move the base
+ * beyond every genuine PSN.  Returns -EINVAL for a malformed packet to
+ * drop, 1 when the base moved (the caller then completes or drops what
+ * became decidable and calls again), else 0.
  */
 int mro_uc_make_room(struct mro_qp *qp, const struct mro_hdr *hdr)
 {
@@ -157,6 +160,12 @@ int mro_uc_make_room(struct mro_qp *qp, const struct mro_hdr *hdr)
 	    (!mro_seq_before(msn, qp->rcv_msn) &&
 	     msn - qp->rcv_msn >= MRO_UC_MSN_SPAN))
 		return -EINVAL;
+	/* behind the base: classification drops it, it moves nothing */
+	if (mro_seq_before(hdr->psn, base))
+		return 0;
+	/* a jump this far is no loss burst: it could only be forged */
+	if (hdr->psn - base >= MRO_UC_PSN_SPAN)
+		return -ERANGE;
 	if (mro_seq_after(msn, qp->uc_fence_msn)) {
 		qp->uc_fence_msn = msn;
 		qp->uc_fence_psn = hdr->msg.first_psn;
