@@ -113,6 +113,12 @@ q2=$(live_qps mr2 lqpn); r2=$(live_qps mr2 rqpn)
 q1=$(live_qps mr1 lqpn); r1=$(live_qps mr1 rqpn)
 p2=$(live_psns mr2 rcv_psn); p1=$(live_psns mr1 snd_nxt)
 lab_log "mr2 QPs $q2 (peers $r2, rcv_psn $p2); mr1 QPs $q1 (peers $r1, snd_nxt $p1)"
+# an unprivileged user sees the QPs but not metaroce's PSN attributes
+ip netns exec h2 setpriv --reuid=65534 --regid=65534 --clear-groups \
+    rdma -dd resource show qp link mr2/1 >"$LAB_OUT/qp-unprivileged.txt" 2>&1
+lab_check_grep unprivileged-sees-qps 'lqpn' cat "$LAB_OUT/qp-unprivileged.txt"
+lab_check unprivileged-no-psns sh -c "! grep -E 'snd_una|snd_nxt|rcv_psn|credit_psn|grant_psn' '$LAB_OUT/qp-unprivileged.txt'"
+lab_check_grep root-sees-psns 'rcv_psn' rdma -dd resource show qp link mr2/1
 b2=$(snap mr2); b1=$(snap mr1)
 all=garbage,short,crc,header,fields,window
 lab_check hostile-h1-to-h2 hostile h1 10.98.0.2 -c "$all" -q "$q2" -Q "$r2" -P "$p2" -s 3

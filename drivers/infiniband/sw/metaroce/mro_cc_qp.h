@@ -79,6 +79,6 @@ void mro_cc_rx(struct mro_qp *qp, const struct mro_hdr *hdr);
 u32 mro_cc_grant(struct mro_qp *qp);
 
 /* rdma resource show qp -dd: adds what fits, never fails */
-void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp);
+void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns);
 
 #endif /* MRO_CC_QP_H */

@@ -35,7 +35,7 @@ struct mro_cc_snap {
 	u32 decreases;
 };
 
-void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
+void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns)
 {
 	struct mro_cc_qp *c = &qp->cc;
 	struct mro_cc_snap s = {};
@@ -89,11 +89,14 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "cc_decreases", s.decreases) ||
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "ssthresh", s.ssthresh) ||
-	    !mro_cc_room(msg) ||
-	    rdma_nl_put_driver_u32_hex(msg, "credit_psn", s.credit_psn) ||
-	    !mro_cc_room(msg) ||
-	    rdma_nl_put_driver_u32_hex(msg, "grant_psn", s.grant_psn) ||
 	    !mro_cc_room(msg))
+		return;
+	/* the grants are PSNs: shown as mro_fill_res_qp_entry() shows PSNs */
+	if (psns &&
+	    (rdma_nl_put_driver_u32_hex(msg, "credit_psn", s.credit_psn) ||
+	     !mro_cc_room(msg) ||
+	     rdma_nl_put_driver_u32_hex(msg, "grant_psn", s.grant_psn) ||
+	     !mro_cc_room(msg)))
 		return;
 	rdma_nl_put_driver_u32(msg, "rev_delay_us", s.rev_delay_us);
 }

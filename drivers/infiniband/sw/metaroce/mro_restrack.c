@@ -8,7 +8,9 @@
  * Attribute names start with the path slot, e.g. p3_sport.  The message
  * budget (~3.8 KB) fits MRO_RES_PATHS paths.
  */
+#include <linux/capability.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 #include <net/netlink.h>
 #include <rdma/restrack.h>
 #include <uapi/rdma/rdma_netlink.h>
@@ -71,9 +73,21 @@ static int mro_put_path(struct sk_buff *msg, u16 i, const struct mro_path *p)
 	return 0;
 }
 
+/*
+ * Whether the reader may see the QP's full PSNs: with them (and the QPNs
+ * everyone sees) anyone who can send UDP from a host of the connection can
+ * inject packets the QP accepts, so only CAP_NET_ADMIN in the device's
+ * network namespace reads them.  A dump runs in the reader's context.
+ */
+static bool mro_res_show_psns(struct mro_qp *qp)
+{
+	return ns_capable_noaudit(mro_dev_net(qp->dev)->user_ns, CAP_NET_ADMIN);
+}
+
 int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct mro_qp *qp = to_mro_qp(ibqp);
+	bool psns = mro_res_show_psns(qp);
 	struct mro_res_snap *s;
 	struct nlattr *nest;
 	u16 i;
@@ -108,12 +122,14 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		goto out;
 	if (rdma_nl_put_driver_u32(msg, "paths", qp->paths.n) ||
 	    rdma_nl_put_driver_string(msg, "sched", qp->paths.sched->name) ||
-	    rdma_nl_put_driver_u32_hex(msg, "snd_una", s->snd_una) ||
-	    rdma_nl_put_driver_u32_hex(msg, "snd_nxt", s->snd_nxt) ||
+	    (psns &&
+	     (rdma_nl_put_driver_u32_hex(msg, "snd_una", s->snd_una) ||
+	      rdma_nl_put_driver_u32_hex(msg, "snd_nxt", s->snd_nxt))) ||
 	    rdma_nl_put_driver_u32(msg, "inflight", s->inflight) ||
 	    rdma_nl_put_driver_u32(msg, "sq_unfetched", s->sq_unfetched) ||
 	    rdma_nl_put_driver_u32(msg, "sq_busy", s->sq_busy) ||
-	    rdma_nl_put_driver_u32_hex(msg, "rcv_psn", s->rcv_base) ||
+	    (psns &&
+	     rdma_nl_put_driver_u32_hex(msg, "rcv_psn", s->rcv_base)) ||
 	    rdma_nl_put_driver_u32(msg, "srtt_us", s->srtt_us) ||
 	    rdma_nl_put_driver_u32(msg, "rttvar_us", s->rttvar_us) ||
 	    rdma_nl_put_driver_u64(msg, "paths_retired", s->retired) ||
@@ -122,7 +138,7 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	for (i = 0; i < s->npaths; i++)
 		if (mro_put_path(msg, i, &s->path[i]))
 			goto cancel;
-	mro_cc_fill_res(msg, qp);	/* what fits of it, after the paths */
+	mro_cc_fill_res(msg, qp, psns);	/* what fits, after the paths */
 	nla_nest_end(msg, nest);
 	err = 0;
 	goto out;
