@@ -217,6 +217,29 @@ run_suite() {
     lab_check_grep "pyverbs-$drv-ran" '^[1-9]' jq 'length' "$LAB_OUT/pyverbs-$drv.json"
 }
 
+# PD_LIMIT DEV: allocate PDs until the device refuses one; it must refuse
+# with ENOMEM within a few of max_pd (the kernel holds some), and allocate
+# again once one is freed
+PD_LIMIT='
+import errno, sys
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+ctx = Context(name=sys.argv[1])
+limit = ctx.query_device().max_pd
+pds, err = [], None
+try:
+    while len(pds) <= limit:
+        pds.append(PD(ctx))
+except PyverbsRDMAError as e:
+    err = e
+got = len(pds)
+ok = err is not None and err.error_code == errno.ENOMEM and limit - 16 <= got < limit
+pds.pop().close()
+pds.append(PD(ctx))
+print("pd-limit %s: max_pd %d, allocated %d, then %s" %
+      ("ok" if ok else "FAILED", limit, got, err))
+'
 for drv in $PV_DRIVERS; do
     case $drv in
     rxe)
@@ -233,6 +256,8 @@ for drv in $PV_DRIVERS; do
         lab_check mr-link-add rdma link add mr0 type metaroce netdev v0 || continue
         lab_check mr-active mro_wait_state mr0 ACTIVE || continue
         run_suite metaroce mr0
+        # the PD limit the device advertises is enforced, and freeing makes room
+        lab_check_grep mr-pd-limit '^pd-limit ok' python3 -c "$PD_LIMIT" mr0
         # port counters (drops by reason) help to diagnose a failing test
         (cd /sys/class/infiniband/mr0/ports/1/hw_counters && grep . *) \
             >"$LAB_OUT/pyverbs-metaroce-counters.txt" 2>&1

@@ -25,6 +25,16 @@ struct mro_sched_ops;
 #define MRO_LINK_TYPE	"metaroce"
 
 /* one metaroce ib_device on one netdev */
+/* objects counted against the limits the device advertises */
+enum mro_obj {
+	MRO_OBJ_QP,
+	MRO_OBJ_CQ,
+	MRO_OBJ_PD,
+	MRO_OBJ_MR,
+	MRO_OBJ_MW,
+	MRO_NR_OBJ
+};
+
 struct mro_dev {
 	struct ib_device ib_dev;
 
@@ -77,6 +87,7 @@ struct mro_dev {
 	spinlock_t mcg_lock;		/* attached QPN lists */
 	u32 nmcg;
 	u32 srq_next;			/* cursors for xa_alloc_cyclic() */
+	atomic_t nobj[MRO_NR_OBJ];	/* objects held, mro_obj_charge() */
 	u32 ah_next;
 };
 
@@ -103,6 +114,9 @@ extern unsigned int mro_udp_port;
 extern unsigned int mro_npaths;
 
 /* mro_dev.c: device table, link add, netdev events */
+int mro_obj_charge(struct mro_dev *dev, enum mro_obj o);
+void mro_obj_uncharge(struct mro_dev *dev, enum mro_obj o);
+
 #define MRO_QPN_MIN		16	/* below: QP0, QP1 and reserved */
 #define MRO_ID_TRIES		8	/* random ids tried before the lowest */
 int mro_xa_alloc_random(struct xarray *xa, u32 *id, void *entry, u32 min,

@@ -178,13 +178,18 @@ int mro_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return err;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
+	err = mro_obj_charge(dev, MRO_OBJ_CQ);
+	if (err)
+		return err;
 
 	spin_lock_init(&cq->lock);
 	cq->is_user = !!udata;
 	cq->queue = mro_queue_alloc(dev, &num, sizeof(union mro_cqe),
 				    MRO_Q_KERNEL_PRODUCES);
-	if (!cq->queue)
+	if (!cq->queue) {
+		mro_obj_uncharge(dev, MRO_OBJ_CQ);
 		return -ENOMEM;
+	}
 
 	if (udata) {
 		err = mro_queue_publish(cq->queue, udata, &resp.mi);
@@ -200,6 +205,7 @@ int mro_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 err_free:
 	mro_queue_free(cq->queue);
 	cq->queue = NULL;
+	mro_obj_uncharge(dev, MRO_OBJ_CQ);
 	return err;
 }
 
@@ -270,6 +276,7 @@ int mro_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	mro_queue_free(cq->queue);
 	cq->queue = NULL;
+	mro_obj_uncharge(to_mro_dev(ibcq->device), MRO_OBJ_CQ);
 	return 0;
 }
 

@@ -37,6 +37,30 @@ struct mro_dev *mro_dev_get_by_netdev(struct net_device *ndev)
 	return found;
 }
 
+static const u32 mro_obj_max[MRO_NR_OBJ] = {
+	[MRO_OBJ_QP] = MRO_MAX_QP,
+	[MRO_OBJ_CQ] = MRO_MAX_CQ,
+	[MRO_OBJ_PD] = MRO_MAX_PD,
+	[MRO_OBJ_MR] = MRO_MAX_MR,
+	[MRO_OBJ_MW] = MRO_MAX_MW,
+};
+
+/*
+ * One more object of kind @o on @dev, within the limit the device
+ * advertises (ib_device_attr.max_qp, ...): -ENOMEM beyond it.
+ */
+int mro_obj_charge(struct mro_dev *dev, enum mro_obj o)
+{
+	if (!atomic_add_unless(&dev->nobj[o], 1, mro_obj_max[o]))
+		return -ENOMEM;
+	return 0;
+}
+
+void mro_obj_uncharge(struct mro_dev *dev, enum mro_obj o)
+{
+	atomic_dec(&dev->nobj[o]);
+}
+
 /*
  * Reserve an unused id in [@min, @max] of @xa for @entry, chosen at
  * random: a QPN or a memory key index that an off-path sender cannot
@@ -249,6 +273,7 @@ err_dealloc:
 void mro_dev_dealloc(struct ib_device *ibdev)
 {
 	struct mro_dev *dev = to_mro_dev(ibdev);
+	int i;
 
 	mro_dev_delist(dev);
 	if (dev->ndev)
@@ -261,6 +286,8 @@ void mro_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&dev->mems);
 	xa_destroy(&dev->srqs);
 	xa_destroy(&dev->ahs);
+	for (i = 0; i < MRO_NR_OBJ; i++)
+		WARN_ON(atomic_read(&dev->nobj[i]));
 	WARN_ON(!xa_empty(&dev->counters));
 	xa_destroy(&dev->counters);
 	mro_mcast_cleanup(dev);

@@ -34,11 +34,20 @@ static DEFINE_SPINLOCK(mro_atomic_lock);
 /* ------------------------------------------------------------------ */
 /* key space */
 
+/* what an MR or MW counts against (mro_obj_charge()) */
+static enum mro_obj mro_mem_obj(const struct mro_mem *mem)
+{
+	return mem->type == MRO_MEM_MW ? MRO_OBJ_MW : MRO_OBJ_MR;
+}
+
 int mro_mem_add(struct mro_dev *dev, struct mro_mem *mem, struct ib_pd *pd)
 {
 	u32 index;
 	int err;
 
+	err = mro_obj_charge(dev, mro_mem_obj(mem));
+	if (err)
+		return err;
 	mem->dev = dev;
 	mem->pd = pd;
 	kref_init(&mem->ref);
@@ -47,8 +56,10 @@ int mro_mem_add(struct mro_dev *dev, struct mro_mem *mem, struct ib_pd *pd)
 	/* a NULL entry reserves the index: xa_load() sees nothing yet */
 	err = mro_xa_alloc_random(&dev->mems, &index, NULL, MRO_KEY_INDEX_MIN,
 				  MRO_KEY_INDEX_MAX);
-	if (err < 0)
+	if (err < 0) {
+		mro_obj_uncharge(dev, mro_mem_obj(mem));
 		return err;
+	}
 	mem->lkey = mro_key_make(index, get_random_u32());
 	mem->rkey = mem->lkey;
 	return 0;
@@ -78,6 +89,7 @@ void mro_mem_remove(struct mro_mem *mem)
 	xa_erase(&mem->dev->mems, mro_key_index(READ_ONCE(mem->lkey)));
 	mro_mem_put(mem);
 	wait_for_completion(&mem->released);
+	mro_obj_uncharge(mem->dev, mro_mem_obj(mem));
 }
 
 struct mro_mem *mro_mem_find(struct mro_dev *dev, u32 key)
@@ -557,7 +569,7 @@ static struct mro_mr *mro_mr_new(struct ib_pd *ibpd, enum mro_mem_type type,
 	struct mro_mr *mr;
 	int err;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->mem.type = type;
@@ -616,7 +628,7 @@ struct ib_mr *mro_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		err = -EINVAL;
 		goto err_umem;
 	}
-	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
 	if (!pages) {
 		err = -ENOMEM;
 		goto err_umem;
@@ -671,7 +683,7 @@ struct ib_mr *mro_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	    max_num_sg > dev->ib_dev.attrs.max_fast_reg_page_list_len)
 		return ERR_PTR(-EINVAL);
 
-	addrs = kcalloc(max_num_sg, sizeof(*addrs), GFP_KERNEL);
+	addrs = kcalloc(max_num_sg, sizeof(*addrs), GFP_KERNEL_ACCOUNT);
 	if (!addrs)
 		return ERR_PTR(-ENOMEM);
 	mr = mro_mr_new(ibpd, MRO_MEM_FAST, 0);

@@ -82,15 +82,15 @@ static int mro_qp_alloc_sq(struct mro_qp *qp, struct ib_qp_init_attr *init)
 	cap->max_send_sge = qp->sq_max_sge;
 	cap->max_inline_data = qp->sq_max_inline;
 	qp->swqe = kvcalloc(qp->sq->index_mask + 1, sizeof(*qp->swqe),
-			    GFP_KERNEL);
+			    GFP_KERNEL_ACCOUNT);
 	qp->swqe_sge = kvcalloc((qp->sq->index_mask + 1) * qp->sq_max_sge,
-				sizeof(*qp->swqe_sge), GFP_KERNEL);
+				sizeof(*qp->swqe_sge), GFP_KERNEL_ACCOUNT);
 	if (!qp->swqe || !qp->swqe_sge)
 		return -ENOMEM;
 	/* only datagram WQEs carry an address: 56 bytes per slot */
 	if (init->qp_type == IB_QPT_UD || init->qp_type == IB_QPT_GSI) {
 		qp->swqe_av = kvcalloc(qp->sq->index_mask + 1,
-				       sizeof(*qp->swqe_av), GFP_KERNEL);
+				       sizeof(*qp->swqe_av), GFP_KERNEL_ACCOUNT);
 		if (!qp->swqe_av)
 			return -ENOMEM;
 	}
@@ -128,36 +128,36 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 
 	win = rounddown_pow_of_two(win);
 	qp->txwin = win;
-	qp->tx = kvcalloc(win, sizeof(*qp->tx), GFP_KERNEL);
+	qp->tx = kvcalloc(win, sizeof(*qp->tx), GFP_KERNEL_ACCOUNT);
 	if (!qp->tx)
 		return -ENOMEM;
-	err = mro_rxwin_init(&qp->rxwin, win, 0, GFP_KERNEL);
+	err = mro_rxwin_init(&qp->rxwin, win, 0, GFP_KERNEL_ACCOUNT);
 	if (err)
 		return err;
 	qp->nmsg = METAROCE_MSG_WINDOW;
-	qp->rmsg = kvcalloc(qp->nmsg, sizeof(*qp->rmsg), GFP_KERNEL);
+	qp->rmsg = kvcalloc(qp->nmsg, sizeof(*qp->rmsg), GFP_KERNEL_ACCOUNT);
 	if (!qp->rmsg)
 		return -ENOMEM;
 	/* SGEs as many as a receive WQE of this QP can have, not the most */
 	qp->rmsg_max_sge = max_t(u32, 1, qp->srq ? qp->srq->max_sge :
 					 qp->rq_max_sge);
 	qp->rmsg_sge = kvcalloc(qp->nmsg * qp->rmsg_max_sge,
-				sizeof(*qp->rmsg_sge), GFP_KERNEL);
+				sizeof(*qp->rmsg_sge), GFP_KERNEL_ACCOUNT);
 	if (!qp->rmsg_sge)
 		return -ENOMEM;
-	qp->ares = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->ares), GFP_KERNEL);
+	qp->ares = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->ares), GFP_KERNEL_ACCOUNT);
 	if (!qp->ares)
 		return -ENOMEM;
-	qp->rres = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->rres), GFP_KERNEL);
+	qp->rres = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->rres), GFP_KERNEL_ACCOUNT);
 	if (!qp->rres)
 		return -ENOMEM;
-	qp->pend = kcalloc(MRO_NPEND, sizeof(*qp->pend), GFP_KERNEL);
+	qp->pend = kcalloc(MRO_NPEND, sizeof(*qp->pend), GFP_KERNEL_ACCOUNT);
 	if (!qp->pend)
 		return -ENOMEM;
 	if (mro_qp_is_ud(qp))
 		npaths = 1;
 	err = mro_paths_init(&qp->paths, npaths, get_random_u32(),
-			     GFP_KERNEL);
+			     GFP_KERNEL_ACCOUNT);
 	if (err)
 		return err;
 	qp->paths.sched = mro_dev_sched(qp->dev);
@@ -212,6 +212,9 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (udata && udata->inlen)
 		return -EINVAL;
 	err = mro_qp_check_cap(init);
+	if (err)
+		return err;
+	err = mro_obj_charge(dev, MRO_OBJ_QP);
 	if (err)
 		return err;
 
@@ -279,6 +282,7 @@ err_xa:
 	xa_erase(&dev->qps, qpn);
 err_free:
 	mro_qp_free_all(qp);
+	mro_obj_uncharge(dev, MRO_OBJ_QP);
 	return err;
 }
 
@@ -558,6 +562,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	cancel_work_sync(&qp->tx_work);
 	__skb_queue_purge(&qp->txq);
 	mro_qp_free_all(qp);
+	mro_obj_uncharge(qp->dev, MRO_OBJ_QP);
 	return 0;
 }
 

@@ -103,11 +103,12 @@ static void mro_dealloc_ucontext(struct ib_ucontext *ibuc)
 
 static int mro_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return 0;
+	return mro_obj_charge(to_mro_dev(ibpd->device), MRO_OBJ_PD);
 }
 
 static int mro_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	mro_obj_uncharge(to_mro_dev(ibpd->device), MRO_OBJ_PD);
 	return 0;
 }
 
