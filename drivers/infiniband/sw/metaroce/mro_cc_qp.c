@@ -53,6 +53,19 @@ static void mro_cc_run_locked(struct mro_qp *qp)
 	mro_qp_notify_cqs(qp);
 }
 
+/*
+ * Run the sender @ns from now unless the pacing timer is due sooner: it
+ * doubles as the retry timer of a transmit that found no buffer.
+ */
+void mro_cc_run_after(struct mro_qp *qp, u64 ns)
+{
+	lockdep_assert_held(&qp->lock);
+	if (!hrtimer_is_queued(&qp->cc.pace_timer))
+		hrtimer_start(&qp->cc.pace_timer,
+			      ns_to_ktime(ktime_get_ns() + ns),
+			      HRTIMER_MODE_ABS_SOFT);
+}
+
 /* the pacing clock has come: release the send queue */
 static enum hrtimer_restart mro_cc_pace_fire(struct hrtimer *t)
 {

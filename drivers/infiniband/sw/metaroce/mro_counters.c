@@ -22,6 +22,7 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_DROP_LENGTH].name = "rx_drop_length",
 	[MRO_CNT_DROP_NO_QP].name = "rx_drop_no_qp",
 	[MRO_CNT_DROP_NOMEM].name = "rx_drop_nomem",
+	[MRO_CNT_TX_NOMEM].name = "tx_nomem",
 	[MRO_CNT_DROP_QP_MISMATCH].name = "rx_drop_qp_mismatch",
 	[MRO_CNT_DROP_WINDOW].name = "rx_drop_window",
 	[MRO_CNT_DROP_QKEY].name = "rx_drop_qkey",

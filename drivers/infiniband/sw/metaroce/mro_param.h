@@ -32,6 +32,7 @@
 #define MRO_MAX_SRQ_WR		0x4000
 #define MRO_MAX_SRQ_SGE		27
 #define MRO_MAX_RD_ATOM		128		/* responder resources */
+#define MRO_TX_RETRY_NS		1000000ULL	/* after a failed packet allocation */
 #define MRO_MAX_MR_SIZE		BIT_ULL(40)
 #define MRO_PAGE_SIZE_CAP	0xfffff000
 #define MRO_MAX_PKEYS		1

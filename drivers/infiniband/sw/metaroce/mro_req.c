@@ -484,6 +484,17 @@ void mro_rto_start(struct mro_qp *qp, u64 us)
 		      HRTIMER_MODE_REL_SOFT);
 }
 
+/*
+ * No buffer for a packet (GFP_ATOMIC): a transient shortage, not the
+ * WQE's fault.  The send queue stays where it is and runs again in
+ * MRO_TX_RETRY_NS; the QP lives.
+ */
+static void mro_tx_nomem(struct mro_qp *qp)
+{
+	mro_count(qp->dev->stats, MRO_CNT_TX_NOMEM, 1);
+	mro_cc_run_after(qp, MRO_TX_RETRY_NS);
+}
+
 /* a WQE failed: complete it with @status and take the QP to error */
 noinline void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
 			    enum ib_wc_status status)
@@ -611,6 +622,11 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			}
 		}
 		err = mro_emit(qp, qp->sq_cur, s, psn, off, len, false, out);
+		if (err == -ENOMEM) {
+			/* nothing advanced: the same packet goes out later */
+			mro_tx_nomem(qp);
+			return -1;
+		}
 		if (err) {
 			mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
 			return -1;
@@ -669,14 +685,18 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 		if (!mro_cc_may_retx(qp))	/* cwnd, pacing */
 			break;
 		s = mro_swqe_at(qp, t->swqe);
-		qp->lost--;
-		mro_qp_count(qp, MRO_CNT_RETRANSMITS, 1);
 		err = mro_emit(qp, t->swqe, s, psn, t->offset,
 			       t->len, true, out);
+		if (err == -ENOMEM) {
+			mro_tx_nomem(qp);	/* still MRO_TX_LOST */
+			return sent;
+		}
 		if (err) {
 			mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
 			return sent;
 		}
+		qp->lost--;
+		mro_qp_count(qp, MRO_CNT_RETRANSMITS, 1);
 		mro_cc_sent(qp, t->len);
 		sent++;
 		/*
