@@ -107,12 +107,11 @@ int mro_cq_post(struct mro_cq *cq, const struct ib_wc *wc, bool solicited)
 	}
 	q = cq->queue;
 	if (unlikely(mro_queue_full(q))) {
-		bool report = !cq->err_reported;
-
+		/* sent by mro_cq_notify(), out of the QP lock */
+		if (!cq->err_reported)
+			cq->err_pending = true;
 		cq->err_reported = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
-		if (report)
-			mro_cq_event(cq, IB_EVENT_CQ_ERR);
 		return -ENOSPC;
 	}
 
@@ -133,23 +132,29 @@ int mro_cq_post(struct mro_cq *cq, const struct ib_wc *wc, bool solicited)
 }
 
 /*
- * Run the completion handler if a post armed it.  mro_cq_post() is called
- * under the QP lock (completions must enter the CQ in order); the handler
- * may post to that QP, so the QP layer calls this after dropping it.
+ * Run the completion handler if a post armed it, and send the CQ_ERR
+ * event a post found owed.  mro_cq_post() is called under the QP lock
+ * (completions must enter the CQ in order); a handler may post to that QP,
+ * modify it or sleep, so the QP layer calls this after dropping it.
  */
 void mro_cq_notify(struct mro_cq *cq)
 {
 	unsigned long flags;
-	bool run = false;
+	bool run = false, err;
 
-	if (!cq || !READ_ONCE(cq->handler_pending))
+	if (!cq || (!READ_ONCE(cq->handler_pending) &&
+		    !READ_ONCE(cq->err_pending)))
 		return;
 	spin_lock_irqsave(&cq->lock, flags);
+	err = cq->err_pending && !cq->dying;
+	cq->err_pending = false;
 	if (cq->handler_pending && !cq->in_handler && !cq->dying) {
 		cq->in_handler = true;
 		run = true;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
+	if (err)
+		mro_cq_event(cq, IB_EVENT_CQ_ERR);
 	if (run)
 		mro_cq_run_handler(cq);
 }

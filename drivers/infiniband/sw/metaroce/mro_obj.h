@@ -106,7 +106,8 @@ struct mro_cq {
 	u8 notify;			/* IB_CQ_SOLICITED / NEXT_COMP armed */
 	bool in_handler;		/* re-entrancy guard for comp_handler */
 	bool handler_pending;		/* comp_handler owed, under lock */
-	bool err_reported;		/* IB_EVENT_CQ_ERR already sent */
+	bool err_reported;		/* IB_EVENT_CQ_ERR already owed */
+	bool err_pending;		/* ... and not yet sent, under lock */
 	bool dying;
 };
 
@@ -176,6 +177,7 @@ struct mro_srq {
 	u32 max_wr;
 	u32 max_sge;
 	u32 limit;			/* armed SRQ limit, 0 = off */
+	bool limit_pending;		/* SRQ_LIMIT_REACHED owed, under lock */
 	bool is_user;
 };
 
@@ -185,14 +187,17 @@ static inline struct mro_srq *to_mro_srq(struct ib_srq *ibsrq)
 }
 
 /*
- * Take the next receive WQE of @srq (copy into @wqe and advance), firing
- * IB_EVENT_SRQ_LIMIT_REACHED when the armed limit is crossed.  Safe in
+ * Take the next receive WQE of @srq (copy into @wqe and advance); when
+ * the armed limit is crossed, IB_EVENT_SRQ_LIMIT_REACHED is owed and
+ * mro_srq_notify() sends it (the caller holds a QP lock).  Safe in
  * softirq.  Returns -ENOENT when empty, -EINVAL for a malformed WQE
  * (which is consumed; @wqe->wr_id is valid so it can be completed in error).
  */
 int mro_srq_take(struct mro_srq *srq, struct mro_recv_wqe *wqe);
 /* find a published SRQ by number and take a reference; softirq safe */
 struct mro_srq *mro_srq_get(struct mro_dev *dev, u32 srq_num);
+/* send the SRQ event mro_srq_take() found owed; no QP lock held */
+void mro_srq_notify(struct mro_srq *srq);
 void mro_srq_put(struct mro_srq *srq);
 
 int mro_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

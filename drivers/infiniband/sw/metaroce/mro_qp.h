@@ -274,12 +274,16 @@ static inline bool mro_qp_connected(struct mro_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
 }
 
-/* run completion handlers armed while the QP lock was held */
+/*
+ * Run the completion handlers, and send the CQ and SRQ events, owed from
+ * while the QP lock was held (call without it)
+ */
 static inline void mro_qp_notify_cqs(struct mro_qp *qp)
 {
 	mro_cq_notify(qp->scq);
 	if (qp->rcq != qp->scq)
 		mro_cq_notify(qp->rcq);
+	mro_srq_notify(qp->srq);
 }
 
 /* qp->lock held: hand packets built under it to the ordered queue */

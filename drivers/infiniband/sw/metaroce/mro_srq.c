@@ -157,7 +157,6 @@ int mro_srq_take(struct mro_srq *srq, struct mro_recv_wqe *wqe)
 {
 	struct mro_queue *q;
 	unsigned long flags;
-	bool limit_hit = false;
 	int err;
 
 	spin_lock_irqsave(&srq->lock, flags);
@@ -168,14 +167,31 @@ int mro_srq_take(struct mro_srq *srq, struct mro_recv_wqe *wqe)
 		mro_queue_advance(q);
 		if (srq->limit && mro_queue_count(q) < srq->limit) {
 			srq->limit = 0;		/* fires once per arm */
-			limit_hit = true;
+			srq->limit_pending = true;
 		}
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
-
-	if (limit_hit)
-		mro_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
 	return err;
+}
+
+/*
+ * The event mro_srq_take() found owed.  Not sent from there: it runs under
+ * the QP lock with BHs off, and a kernel ULP's handler may post to the
+ * SRQ, modify the QP or sleep.
+ */
+void mro_srq_notify(struct mro_srq *srq)
+{
+	unsigned long flags;
+	bool hit;
+
+	if (!srq || !READ_ONCE(srq->limit_pending))
+		return;
+	spin_lock_irqsave(&srq->lock, flags);
+	hit = srq->limit_pending;
+	srq->limit_pending = false;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (hit)
+		mro_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
 }
 
 struct mro_srq *mro_srq_get(struct mro_dev *dev, u32 srq_num)
