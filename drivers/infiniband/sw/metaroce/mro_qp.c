@@ -303,6 +303,7 @@ static void mro_qp_reset_transport(struct mro_qp *qp)
 
 	qp->sq_head = mro_queue_consumer(qp->sq);
 	qp->sq_cur_valid = false;
+	qp->last_wqe_sent = false;
 	qp->lost = 0;
 	qp->rd_atomic_inflight = 0;
 	qp->rnr_wait = false;
@@ -647,7 +648,9 @@ void mro_qp_flush(struct mro_qp *qp)
 			if (mro_cq_post(qp->rcq, &wc, false))
 				break;
 		}
-	} else if (qp->srq) {
+	} else if (qp->srq && !qp->last_wqe_sent) {
+		/* once per error: a consumer may wait for it, as UCX does */
+		qp->last_wqe_sent = true;
 		last_wqe = true;
 	}
 	spin_unlock_bh(&qp->lock);

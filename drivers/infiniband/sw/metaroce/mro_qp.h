@@ -139,6 +139,7 @@ struct mro_qp {
 	bool is_user;
 	bool sig_all;			/* IB_SIGNAL_ALL_WR */
 	bool sq_draining;
+	bool last_wqe_sent;		/* LAST_WQE_REACHED sent since ERR */
 	u32 qpn;
 
 	/* attributes */
