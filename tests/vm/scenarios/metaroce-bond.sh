@@ -29,7 +29,7 @@ source "$LAB_LIB"
 source "$LAB_FILES/metaroce-lib.sh"
 
 T=${MRO_TEST_TIMEOUT:-300}
-BW_S=${MRO_BOND_SECONDS:-50}	# ib_write_bw -D of the spreading transfer
+BW_S=${MRO_BOND_SECONDS:-80}	# ib_write_bw -D of the spreading transfer
 WIN_S=${MRO_BOND_WINDOW:-10}	# counting window inside it
 SLAVES="n1 n2"
 
@@ -175,13 +175,16 @@ sleep "$WIN_S"
 for s in $SLAVES; do
     t1[$s]=$(( $(slave_tx "$s") - t0[$s] ))
     fcount "$s" >"$LAB_WORK/count1-$s.txt"
+done
+# the transfer ran through the whole window (the slow dumps below come after)
+lab_check bw1-client-alive kill -0 "$CLI"
+for s in $SLAVES; do
     # the window's packets per filter
     awk 'NR == FNR { c0[$1] = $2; next } { print $1, $2 - c0[$1] }' \
         "$LAB_WORK/count0-$s.txt" "$LAB_WORK/count1-$s.txt" >"$LAB_WORK/count-$s.txt"
     tc -n h1 -s filter show dev "$s" egress >"$LAB_OUT/filters-$s.txt"
 done
 qp_paths >"$LAB_WORK/paths-end.txt"
-lab_check bw1-client-alive kill -0 "$CLI"
 bw_end bw1
 
 # the table: one line per path (filter handle = its line in paths.txt), which
