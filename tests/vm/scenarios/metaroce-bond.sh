@@ -176,6 +176,9 @@ for s in $SLAVES; do
     t1[$s]=$(( $(slave_tx "$s") - t0[$s] ))
     fcount "$s" >"$LAB_WORK/count1-$s.txt"
 done
+# the paths' source ports at the window's end: a path retired and re-probed
+# meanwhile has a fresh one, which no filter counts
+qp_paths >"$LAB_WORK/paths-win.txt"
 # the transfer ran through the whole window (the slow dumps below come after)
 lab_check bw1-client-alive kill -0 "$CLI"
 for s in $SLAVES; do
@@ -188,7 +191,9 @@ qp_paths >"$LAB_WORK/paths-end.txt"
 bw_end bw1
 
 # the table: one line per path (filter handle = its line in paths.txt), which
-# slave carried it in the window; drv_tx_pkts is the path's count at its end
+# slave carried it in the window ("reprobed": its source port changed in the
+# window, so its filter saw only part of it); drv_tx_pkts is the path's count
+# at its end
 total=$((t1[n1] + t1[n2]))
 TAB=$LAB_OUT/bond-paths.txt
 {
@@ -197,11 +202,13 @@ TAB=$LAB_OUT/bond-paths.txt
     awk 'FILENAME == ARGV[1] { n1[$1] = $2; next }
          FILENAME == ARGV[2] { n2[$1] = $2; next }
          FILENAME == ARGV[3] { tx[$1 " " $2] = $4; next }
+         FILENAME == ARGV[4] { sp[$1 " " $2] = $3; next }
          { h++; a = n1[h] + 0; b = n2[h] + 0
            s = a && b ? "both" : a ? "n1" : b ? "n2" : "none"
+           if (sp[$1 " " $2] != $3) s = "reprobed"
            printf "%-6s %-4s %-6s %-11s %-9s %-9s %s\n", $1, $2, $3, tx[$1 " " $2], a, b, s }' \
         "$LAB_WORK/count-n1.txt" "$LAB_WORK/count-n2.txt" "$LAB_WORK/paths-end.txt" \
-        "$LAB_WORK/paths.txt"
+        "$LAB_WORK/paths-win.txt" "$LAB_WORK/paths.txt"
     for s in $SLAVES; do
         printf '# %s: %s of %s packets h1 sent on the slaves in %s s\n' "$s" "${t1[$s]}" \
             "$total" "$WIN_S"
@@ -209,6 +216,7 @@ TAB=$LAB_OUT/bond-paths.txt
 } >"$TAB"
 cat "$TAB"
 lab_check paths-16-rows sh -c "n=\$(grep -vc -e '^#' -e '^lqpn' $TAB); echo \$n rows; test \$n -eq 16"
+lab_metric paths_reprobed "$(grep -c ' reprobed$' "$TAB")"
 lab_check paths-all-counted sh -c "! grep ' none\$' $TAB"
 lab_check paths-one-slave-each sh -c "! grep ' both\$' $TAB"
 for s in $SLAVES; do
