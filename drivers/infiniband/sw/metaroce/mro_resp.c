@@ -113,18 +113,28 @@ static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
 }
 
 /*
+ * A request that failed is ahead of the next expected PSN: dropped and
+ * counted instead of failing the QP, its resend judged in its turn
+ * (mro_respres.h).  Returns whether it was dropped.
+ */
+static bool mro_resp_drop_ahead(struct mro_qp *qp, const struct mro_hdr *req)
+{
+	if (mro_resp_may_fail(req->psn, qp->rxwin.base))
+		return false;
+	mro_qp_count(qp, MRO_CNT_DROP_ERR_AHEAD, 1);
+	return true;
+}
+
+/*
  * A request failed with @syn: NAK it and end the QP if it is the packet
- * at the next expected PSN; a packet ahead of that is dropped and counted
- * instead, and its resend judged in its turn (mro_respres.h).  Returns
- * whether the QP was failed.
+ * at the next expected PSN, else mro_resp_drop_ahead().  Returns whether
+ * the QP was failed.
  */
 static bool mro_resp_fail(struct mro_qp *qp, const struct mro_hdr *req,
 			  u8 syn, struct sk_buff_head *out)
 {
-	if (!mro_resp_may_fail(req->psn, qp->rxwin.base)) {
-		mro_qp_count(qp, MRO_CNT_DROP_ERR_AHEAD, 1);
+	if (mro_resp_drop_ahead(qp, req))
 		return false;
-	}
 	mro_nak(qp, req, syn, out);
 	return true;
 }
@@ -288,12 +298,9 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 				      IB_ACCESS_REMOTE_WRITE)) {
 				if (mem)
 					mro_mem_put(mem);
-				if (!mro_resp_may_fail(hdr->psn,
-						       qp->rxwin.base)) {
-					mro_qp_count(qp, MRO_CNT_DROP_ERR_AHEAD,
-						     1);
+				/* the status first: mro_nak() fails the QP */
+				if (mro_resp_drop_ahead(qp, hdr))
 					return -EAGAIN;
-				}
 				m->status = IB_WC_REM_ACCESS_ERR;
 				mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
 			} else {
