@@ -98,7 +98,7 @@ record() { # NAME RC
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# ucstream, collective, mro-hostile, mro-rnr, mro-retry, mro-order);
+# ucstream, collective, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -108,7 +108,7 @@ vm_files() {
     [ -x "$dc" ] && cp "$dc" "$files/"
     [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
     [ -x tools/collective/collective ] && cp tools/collective/collective "$files/"
-    cp tools/mro-hostile tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
+    cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
     echo "$files"
 }
 

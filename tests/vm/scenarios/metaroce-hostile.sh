@@ -9,29 +9,39 @@
 #     every class but "live" to h2.  The transfer must pass untouched; mr2's
 #     drop counters must show each kind of drop (short, version, opcode,
 #     hdr_len, crc, field, length, no_qp, qp_mismatch, window).  Then h1 and
-#     h2 send "errors" (requests failing the responder's checks: duplicate
-#     READ_REQs, WRITEs with bad keys ahead of the next PSN) at each other's
-#     live QPs from the peer's own address: the transfer must still pass,
-#     nothing may be NAKed, and rx_drop_dup_req and rx_drop_error_ahead count;
-#     and "feedback" (CE-marked PROBEs, responses and requests outside the
+#     h2 send "dupreq" (duplicate READ_REQs that fail the responder's checks)
+#     at each other's live QPs from the peer's own address: the transfer must
+#     still pass, nothing may be NAKed, rx_drop_dup_req counts; and
+#     "feedback" (CE-marked PROBEs, responses and requests outside the
 #     window, CREDITs beyond any window): no ECN mark may be echoed and
 #     cc_bad_feedback counts the grants.
+#   phase 1b: requests that fail ahead of the next expected PSN must be
+#     dropped, not NAKed, but the one at that PSN legitimately ends the
+#     connection, and a moving transfer can reach any PSN aimed ahead of a
+#     position read earlier.  So tools/mro-idle holds a connection of two
+#     QPs of mr2 still at a known PSN while h2 sends it "errors": it must
+#     then carry checked SENDs and WRITEs, rx_drop_error_ahead counts and
+#     nothing is NAKed.  A second one, receiving from an SRQ, gets "partial"
+#     (first packets of two messages that never finish) and is moved to ERR:
+#     the two SRQ WQEs those messages took must be flushed.
 #   phase 2: while ib_write_bw runs h1 -> h2, h1 and h2 send "live" packets at
 #     each other's QPs from the peers' own addresses (what an on-path spoofer
 #     could do).  The transfer may fail (RDMA has no authentication); the kernel
 #     must not: afterwards a fresh datacheck passes, the devices are deleted,
 #     the module unloads, and dmesg is clean.
-# Files (--files): metaroce.ko, metaroce-lib.sh, datacheck, mro-hostile.
+# Files (--files): metaroce.ko, metaroce-lib.sh, datacheck, mro-hostile,
+# mro-idle.
 # Example:
 #   tests/vm/run.sh --dist bookworm --topology netns --timeout 1800 \
 #       --scenario tests/vm/scenarios/metaroce-hostile.sh \
 #       --files out/bookworm/*/metaroce.ko tests/vm/scenarios/metaroce-lib.sh \
-#               tools/datacheck/datacheck tools/mro-hostile
+#               tools/datacheck/datacheck tools/mro-hostile tools/mro-idle
 source "$LAB_LIB"
 source "$LAB_FILES/metaroce-lib.sh"
 
 DC=$LAB_FILES/datacheck
 HOSTILE=$LAB_FILES/mro-hostile
+IDLE=$LAB_FILES/mro-idle
 N=${MRO_HOSTILE_COUNT:-300}
 T=${MRO_TEST_TIMEOUT:-600}
 DC_OK='^datacheck: role=[a-z]+ qps=[0-9]+ ops=[1-9][0-9]* bytes=[0-9]+ mismatches=0 errors=0 '
@@ -130,14 +140,14 @@ lab_check feedback-h1-to-h2 hostile h1 10.98.0.2 -c feedback -n 200 \
     -q "$q2" -Q "$r2" -P "$p2" -s 31
 lab_check feedback-h2-to-h1 hostile h2 10.98.0.1 -c feedback -n 200 \
     -q "$q1" -Q "$r1" -P "$p1" -s 32
-# requests that fail the responder's checks, from the peer's own address and
-# QPN, at the live positions read afresh each round (the transfer moves on)
+# duplicate requests that fail the responder's checks, from the peer's own
+# address and QPN, behind the live positions read afresh each round
 for i in 1 2 3 4; do
     q2=$(live_qps mr2 lqpn); r2=$(live_qps mr2 rqpn); p2=$(qp_psns mr2 rcv_psn "$q2")
     q1=$(live_qps mr1 lqpn); r1=$(live_qps mr1 rqpn); p1=$(qp_psns mr1 rcv_psn "$q1")
-    lab_check "errors-h1-to-h2-$i" hostile h1 10.98.0.2 -c errors -n 60 \
+    lab_check "dupreq-h1-to-h2-$i" hostile h1 10.98.0.2 -c dupreq -n 30 \
         -q "$q2" -Q "$r2" -P "$p2" -s $((10 + i))
-    lab_check "errors-h2-to-h1-$i" hostile h2 10.98.0.1 -c errors -n 60 \
+    lab_check "dupreq-h2-to-h1-$i" hostile h2 10.98.0.1 -c dupreq -n 30 \
         -q "$q1" -Q "$r1" -P "$p1" -s $((20 + i))
 done
 a2=$(snap mr2); a1=$(snap mr1)
@@ -159,7 +169,7 @@ done
 lab_check no-retry-exceeded test "$(delta "$b1" "$a1" retry_exceeded)" -eq 0
 # the failing requests were dropped and counted, none NAKed; no forged CE
 # mark was taken (the bridge marks nothing), the forged grants were dropped
-for c in rx_drop_dup_req rx_drop_error_ahead cc_bad_feedback nak_sent cc_ecn_echoed; do
+for c in rx_drop_dup_req cc_bad_feedback nak_sent cc_ecn_echoed; do
     d=$(( $(delta "$b1" "$a1" "$c") + $(delta "$b2" "$a2" "$c") ))
     lab_metric "hostile_$c" "$d"
     case $c in
@@ -168,9 +178,64 @@ for c in rx_drop_dup_req rx_drop_error_ahead cc_bad_feedback nak_sent cc_ecn_ech
     esac
 done
 
+# --- phase 1b: failing requests at a connection that stands still -----------
+lab_log "phase 1b: errors and partial messages at idle connections of mr2"
+G2=$(lab_gid_index mr2)
+# idle_start NAME ARGS...: mro-idle in h2, output in $LAB_WORK/NAME.out;
+# sets ipid
+idle_start() {
+    local name=$1
+    shift
+    rm -f "$LAB_WORK/$name.go"
+    ip netns exec h2 timeout "$T" python3 "$IDLE" -d mr2 -x "$G2" -P 0x2000 \
+        -w "$LAB_WORK/$name.go" "$@" >"$LAB_WORK/$name.out" 2>&1 &
+    ipid=$!
+}
+# idle_qpns NAME: "CLIENT SERVER", the QPNs mro-idle NAME printed (60 s)
+idle_qpns() {
+    local i
+    for i in $(seq 120); do
+        grep -q '^mro-idle: client QPN' "$LAB_WORK/$1.out" && break
+        sleep 0.5
+    done
+    sed -n 's/^mro-idle: client QPN \([0-9]*\) server QPN \([0-9]*\) .*/\1 \2/p' \
+        "$LAB_WORK/$1.out" | grep . || { cat "$LAB_WORK/$1.out"; return 1; }
+}
+# idle_end NAME CHECK: let mro-idle go on; CHECK is its exit status
+idle_end() {
+    local rc
+    touch "$LAB_WORK/$1.go"
+    wait "$ipid"
+    rc=$?
+    lab_check "$2" sh -c "cat '$LAB_WORK/$1.out'; exit $rc"
+    cp "$LAB_WORK/$1.out" "$LAB_OUT/"
+}
+b2=$(snap mr2)
+idle_start idle
+if lab_check idle-up idle_qpns idle; then
+    read -r icli isrv <<<"$(idle_qpns idle)"
+    lab_check errors-at-idle hostile h2 10.98.0.2 -c errors -n 120 \
+        -q "$isrv" -Q "$icli" -P 2000 -s 41
+fi
+idle_end idle idle-survives-errors
+idle_start idle-srq --srq --flush 2
+if lab_check idle-srq-up idle_qpns idle-srq; then
+    read -r icli isrv <<<"$(idle_qpns idle-srq)"
+    lab_check partial-at-idle-srq hostile h2 10.98.0.2 -c partial \
+        -q "$isrv" -Q "$icli" -P 2000 -s 42
+fi
+idle_end idle-srq idle-srq-flushes-partial
+a2=$(snap mr2)
+for c in rx_drop_dup_req rx_drop_error_ahead rx_srq_wqe_flushed; do
+    d=$(delta "$b2" "$a2" "$c")
+    lab_metric "idle_$c" "$d"
+    lab_check "idle-counted-$c" test "$d" -gt 0
+done
+lab_check idle-no-nak_sent test "$(delta "$b2" "$a2" nak_sent)" -eq 0
+
 # --- phase 2: spoofed packets from the peers' own addresses ------------------
 lab_log "phase 2: ib_write_bw h1 -> h2 while h1 and h2 send live spoofed packets"
-G1=$(lab_gid_index mr1); G2=$(lab_gid_index mr2)
+G1=$(lab_gid_index mr1)
 ip netns exec h2 timeout "$T" ib_write_bw -d mr2 -x "$G2" -q 2 -s 65536 -D 60 -F \
     >"$LAB_WORK/bw-server.out" 2>&1 &
 srv=$!

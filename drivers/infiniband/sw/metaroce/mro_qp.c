@@ -297,9 +297,43 @@ static ktime_t mro_timeout_to_ktime(u8 t)
 	return ns_to_ktime(max_t(u64, ns, NSEC_PER_MSEC));
 }
 
+/*
+ * The SRQ WQEs that messages in progress took out of the shared queue
+ * belong to no ring of this QP: complete them with WR_FLUSH_ERR, in
+ * message order, or they are lost to the consumer (IB flushes receive
+ * WQEs a QP dequeued from its SRQ when the QP leaves service).
+ */
+static void mro_qp_flush_srq_claims(struct mro_qp *qp)
+{
+	struct ib_wc wc;
+	u32 k;
+
+	lockdep_assert_held(&qp->lock);
+	if (!qp->srq)
+		return;
+	for (k = 0; k < qp->nmsg; k++) {
+		struct mro_rmsg *m = &qp->rmsg[(qp->rcv_msn + k) &
+					       (qp->nmsg - 1)];
+
+		if (m->state == MRO_RMSG_FREE)
+			continue;
+		m->state = MRO_RMSG_FREE;
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = m->wr_id;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.opcode = IB_WC_RECV;
+		wc.qp = &qp->ibqp;
+		mro_qp_count(qp, MRO_CNT_SRQ_FLUSHED, 1);
+		if (mro_cq_post(qp->rcq, &wc, false))
+			break;
+	}
+}
+
 static void mro_qp_reset_transport(struct mro_qp *qp)
 {
 	u32 i;
+
+	mro_qp_flush_srq_claims(qp);
 
 	qp->sq_head = mro_queue_consumer(qp->sq);
 	qp->sq_cur_valid = false;
@@ -649,6 +683,7 @@ void mro_qp_flush(struct mro_qp *qp)
 				break;
 		}
 	} else if (qp->srq && !qp->last_wqe_sent) {
+		mro_qp_flush_srq_claims(qp);
 		/* once per error: a consumer may wait for it, as UCX does */
 		qp->last_wqe_sent = true;
 		last_wqe = true;
