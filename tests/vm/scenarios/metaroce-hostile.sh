@@ -15,6 +15,8 @@
 #     "feedback" (CE-marked PROBEs, responses and requests outside the
 #     window, CREDITs beyond any window): no ECN mark may be echoed and
 #     cc_bad_feedback counts the grants.
+#     The first of those runs is traced (skb:kfree_skb): the drops must
+#     show the reasons of usage.rst's "Drop tracing" table.
 #   phase 1b: requests that fail ahead of the next expected PSN must be
 #     dropped, not NAKed, but the one at that PSN legitimately ends the
 #     connection, and a moving transfer can reach any PSN aimed ahead of a
@@ -131,7 +133,20 @@ lab_check unprivileged-no-psns sh -c "! grep -E 'snd_una|snd_nxt|rcv_psn|credit_
 lab_check_grep root-sees-psns 'rcv_psn' rdma -dd resource show qp link mr2/1
 b2=$(snap mr2); b1=$(snap mr1)
 all=garbage,short,crc,header,fields,window
+# the first run under the kernel's drop tracepoint: metaroce frees what it
+# refuses with kfree_skb_reason() (usage.rst, "Drop tracing")
+TR=/sys/kernel/tracing
+[ -d "$TR/events" ] || mount -t tracefs nodev "$TR"
+echo 8192 >"$TR/buffer_size_kb"
+echo >"$TR/trace"
+echo 1 >"$TR/events/skb/kfree_skb/enable"
 lab_check hostile-h1-to-h2 hostile h1 10.98.0.2 -c "$all" -q "$q2" -Q "$r2" -P "$p2" -s 3
+echo 0 >"$TR/events/skb/kfree_skb/enable"
+cp "$TR/trace" "$LAB_OUT/drop-trace.txt"
+echo >"$TR/trace"
+for r in PKT_TOO_SMALL UNHANDLED_PROTO DEV_HDR SKB_CSUM NO_SOCKET TCP_OVERWINDOW; do
+    lab_check_grep "drop-traced-$r" "reason: $r" grep -m1 "reason: $r" "$LAB_OUT/drop-trace.txt"
+done
 lab_check hostile-h2-to-h1 hostile h2 10.98.0.1 -c "$all" -q "$q1" -Q "$r1" -P "$p1" -s 4
 lab_check hostile-h3-to-h2 hostile h3 10.98.0.2 -c "$all,live" -q "$q2" -Q "$r2" -P "$p2" -s 1
 lab_check hostile-h3-to-h1 hostile h3 10.98.0.1 -c "$all,live" -q "$q1" -Q "$r1" -P "$p1" -s 2

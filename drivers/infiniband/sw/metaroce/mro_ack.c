@@ -231,12 +231,13 @@ static void mro_rtt_sample(struct mro_qp *qp, u32 ts_echo, u16 path)
 }
 
 /*
- * An ACK or NAK: acknowledge, fail or wait as it says.  Returns whether
- * the QP took it (its cumulative PSN within what was sent, the QP still
- * alive after it): only then may the congestion control read its other
- * fields (lock held).
+ * An ACK or NAK: acknowledge, fail or wait as it says.  MRO_RXV_ACK_RANGE
+ * when its cumulative PSN lies outside what was sent: then nothing of it
+ * is used.  Only when the QP took it and is still alive after it may the
+ * congestion control read its other fields.
  */
-static bool mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
+static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
+				       const struct mro_ack_hdr *a)
 {
 	u16 nbits = min_t(u16, a->sack_bits, METAROCE_SACK_BITS), i;
 	u32 cum = a->cum_psn, psn;
@@ -244,10 +245,8 @@ static bool mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 
 	lockdep_assert_held(&qp->lock);
 	/* an ACK for PSNs we never sent, or long acknowledged, is dropped */
-	if (!mro_ack_cum_ok(cum, qp->snd_una, qp->snd_nxt, qp->txwin)) {
-		mro_qp_count(qp, MRO_CNT_DROP_ACK_RANGE, 1);
-		return false;
-	}
+	if (!mro_ack_cum_ok(cum, qp->snd_una, qp->snd_nxt, qp->txwin))
+		return MRO_RXV_ACK_RANGE;
 	/* a revived path forgets its old RTT before this sample */
 	mro_rec_echo(qp, a);
 	mro_rtt_sample(qp, a->ts_echo, a->echo_path);
@@ -274,7 +273,7 @@ static bool mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 		}
 		if (qp->rnr_retry != 7 && !qp->rnr_left--) {
 			mro_swqe_fail(qp, s, IB_WC_RNR_RETRY_EXC_ERR);
-			return false;
+			return MRO_RXV_OK;
 		}
 		qp->rnr_wait = true;
 		qp->rnr_psn = a->nak_psn;
@@ -292,7 +291,7 @@ static bool mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 			      IB_WC_REM_ACCESS_ERR :
 			      a->syndrome == METAROCE_SYN_NAK_OP ?
 			      IB_WC_REM_OP_ERR : IB_WC_REM_INV_REQ_ERR);
-		return false;
+		return MRO_RXV_OK;
 	}
 
 	mro_acked_before(qp, cum, MRO_ACKED_BY_ACK, &a->ts_echo);
@@ -312,7 +311,7 @@ static bool mro_req_ack(struct mro_qp *qp, const struct mro_ack_hdr *a)
 		mro_detect_loss(qp);
 	if (qp->paths.owed)
 		mro_rec_echo_check(qp);
-	return true;
+	return MRO_RXV_OK;
 }
 
 /*
@@ -335,11 +334,12 @@ static bool mro_resp_placed(struct mro_qp *qp, struct mro_swqe *s, u32 psn,
 
 /*
  * A READ response: placed into the WQE's local buffer if it is one we
- * asked for and still wait for.
- * Returns whether it was; only then does its CE mark count.
+ * asked for and still wait for (MRO_RXV_OK); only then does its CE mark
+ * count.
  */
-static bool mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
-			      struct sk_buff *skb)
+static enum mro_rx_verdict mro_req_read_resp(struct mro_qp *qp,
+					     const struct mro_hdr *hdr,
+					     struct sk_buff *skb)
 {
 	struct mro_txslot *t;
 	struct mro_swqe *s;
@@ -347,13 +347,13 @@ static bool mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 
 	s = mro_swqe_of_psn(qp, hdr->psn);
 	if (!s || s->opcode != IB_WR_RDMA_READ)
-		return false;
+		return MRO_RXV_STALE_RESP;
 	t = mro_slot(qp, hdr->psn);
 	if (t->state == MRO_TX_ACKED)
-		return false;	/* duplicate */
+		return MRO_RXV_STALE_RESP;	/* duplicate */
 	/* the responder is not trusted: the packet must be what we asked */
 	if (hdr->msg.offset != t->offset || hdr->payload_len != t->len)
-		return false;
+		return MRO_RXV_FIELD;
 	err = mro_sge_copy_skb(qp->dev, qp->ibqp.pd,
 			       mro_swqe_sges(qp, t->swqe), s->num_sge,
 			       t->offset, skb, hdr->hdr_len, t->len,
@@ -370,11 +370,12 @@ static bool mro_req_read_resp(struct mro_qp *qp, const struct mro_hdr *hdr,
 	if (mro_resp_placed(qp, s, hdr->psn,
 			    hdr->msg.imm ? &hdr->msg.imm : NULL, err))
 		mro_detect_loss(qp);
-	return true;
+	return MRO_RXV_OK;
 }
 
 /* an atomic response, as mro_req_read_resp() */
-static bool mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
+static enum mro_rx_verdict mro_req_atomic_resp(struct mro_qp *qp,
+					       const struct mro_hdr *hdr)
 {
 	struct mro_txslot *t;
 	struct mro_swqe *s;
@@ -384,15 +385,15 @@ static bool mro_req_atomic_resp(struct mro_qp *qp, const struct mro_hdr *hdr)
 	s = mro_swqe_of_psn(qp, hdr->psn);
 	if (!s || (s->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 		   s->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
-		return false;
+		return MRO_RXV_STALE_RESP;
 	t = mro_slot(qp, hdr->psn);
 	if (t->state == MRO_TX_ACKED)
-		return false;
+		return MRO_RXV_STALE_RESP;
 	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
 			   s->num_sge, 0, &val, sizeof(val), MRO_COPY_TO_MEM,
 			   IB_ACCESS_LOCAL_WRITE);
 	mro_resp_placed(qp, s, hdr->psn, NULL, err);
-	return true;
+	return MRO_RXV_OK;
 }
 
 /*
@@ -422,43 +423,49 @@ void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 	mro_req_run(qp, out, 64);
 }
 
-/* a response-direction packet for this QP (lock held) */
-void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
-		 struct sk_buff *skb, struct sk_buff_head *out)
+/* a response-direction packet for this QP */
+enum mro_rx_verdict mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
+				struct sk_buff *skb, struct sk_buff_head *out)
 {
 	u32 una = qp->snd_una, lost = qp->lost;
+	enum mro_rx_verdict v;
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->ibqp.qp_type != IB_QPT_RC)
-		return;
+		return MRO_RXV_QP_MISMATCH;
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
-		return;
+		return MRO_RXV_QP_STATE;
 	switch (hdr->opcode) {
 	case METAROCE_OP_ACK:
-		if (mro_req_ack(qp, &hdr->ack))
+		v = mro_req_ack(qp, &hdr->ack);
+		if (v == MRO_RXV_OK && qp->state != IB_QPS_ERR)
 			mro_cc_ack(qp, hdr, una, lost);
 		break;
 	case METAROCE_OP_CREDIT:
-		mro_cc_credit_rcv(qp, &hdr->ctrl);
+		v = mro_cc_credit_rcv(qp, &hdr->ctrl);
 		break;
 	case METAROCE_OP_READ_RESP:
 		/* a response we did not ask for says nothing of congestion */
-		if (mro_req_read_resp(qp, hdr, skb))
+		v = mro_req_read_resp(qp, hdr, skb);
+		if (v == MRO_RXV_OK)
 			mro_cc_resp(qp, una, hdr->ce);
 		break;
 	case METAROCE_OP_ATOMIC_RESP:
-		if (mro_req_atomic_resp(qp, hdr))
+		v = mro_req_atomic_resp(qp, hdr);
+		if (v == MRO_RXV_OK)
 			mro_cc_resp(qp, una, hdr->ce);
 		break;
 	default:
-		return;
+		return MRO_RXV_FIELD;
 	}
 	/*
 	 * The window this ACK opened, in the softirq: a budget below what
 	 * one ACK frees (32 PSNs by the rhythm, more with window-end
 	 * requests) handed the rest to tx_work, a kworker round trip per
-	 * ACK or two (design.rst, session 24).
+	 * ACK or two.
 	 */
 	mro_req_run(qp, out, 64);
+	return v;
 }
 
 /*

@@ -495,16 +495,19 @@ void mro_cc_rto_verdict(struct mro_qp *qp, bool spurious)
 		mro_cc_undo_drop(cc);
 }
 
-void mro_cc_credit_rcv(struct mro_qp *qp, const struct mro_ctrl_hdr *ctrl)
+/* a CREDIT: MRO_RXV_BAD_FEEDBACK if its grant reaches past any window */
+enum mro_rx_verdict mro_cc_credit_rcv(struct mro_qp *qp,
+				      const struct mro_ctrl_hdr *ctrl)
 {
 	struct mro_cc_qp *c = &qp->cc;
 
 	mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_RCVD, 1);
 	if (!c->on)
-		return;
+		return MRO_RXV_OK;
 	if (mro_credit_tx_update(&c->ctx, ctrl->credit_psn, qp->snd_una,
 				 qp->txwin) == MRO_CREDIT_BAD)
-		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
+		return MRO_RXV_BAD_FEEDBACK;
+	return MRO_RXV_OK;
 }
 
 /* join the pool; active => the credit timer runs (mro_cc_credit_fire) */

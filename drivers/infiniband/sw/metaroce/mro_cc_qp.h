@@ -12,6 +12,7 @@
 
 #include "mro_cc.h"
 #include "mro_credit.h"
+#include "mro_rxverdict.h"
 
 struct mro_dev;
 struct mro_qp;
@@ -73,7 +74,8 @@ void mro_cc_resp(struct mro_qp *qp, u32 old_una, bool ce);
 void mro_cc_timeout(struct mro_qp *qp);
 void mro_cc_run_after(struct mro_qp *qp, u64 ns);
 void mro_cc_rto_verdict(struct mro_qp *qp, bool spurious);
-void mro_cc_credit_rcv(struct mro_qp *qp, const struct mro_ctrl_hdr *c);
+enum mro_rx_verdict mro_cc_credit_rcv(struct mro_qp *qp,
+				      const struct mro_ctrl_hdr *c);
 
 /* responder (qp->lock held) */
 void mro_cc_rx(struct mro_qp *qp, const struct mro_hdr *hdr);

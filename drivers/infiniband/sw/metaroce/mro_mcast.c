@@ -168,10 +168,14 @@ out:
 	return err;
 }
 
-/* a datagram sent to a multicast group: give it to every attached QP */
-void mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
-		   const struct mro_hdr *hdr)
+/*
+ * A datagram sent to a multicast group: give it to every attached QP.
+ * Taken if one of them took it; else the first refusal is the verdict.
+ */
+enum mro_rx_verdict mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
+				  const struct mro_hdr *hdr)
 {
+	enum mro_rx_verdict v = MRO_RXV_NO_QP, w;
 	u32 qpn[MRO_MAX_MCAST_QP_ATTACH];
 	struct in6_addr daddr;
 	struct mro_mcg *g;
@@ -191,8 +195,6 @@ void mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		spin_unlock_bh(&dev->mcg_lock);
 	}
 	rcu_read_unlock();
-	if (!n)
-		mro_count(dev->stats, MRO_CNT_DROP_NO_QP, 1);
 
 	for (i = 0; i < n; i++) {
 		struct mro_qp *qp = mro_qp_get(dev, qpn[i]);
@@ -200,11 +202,14 @@ void mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		if (!qp)
 			continue;
 		spin_lock_bh(&qp->lock);
-		mro_resp_ud_rcv(qp, hdr, skb);
+		w = mro_resp_ud_rcv(qp, hdr, skb);
 		spin_unlock_bh(&qp->lock);
 		mro_qp_notify_cqs(qp);
 		mro_qp_put(qp);
+		if (w == MRO_RXV_OK || v == MRO_RXV_NO_QP)
+			v = w;
 	}
+	return v;
 }
 
 /* push the UDP header; the caller has set the transport offset */

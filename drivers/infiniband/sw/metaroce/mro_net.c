@@ -38,14 +38,20 @@ struct sock *mro_net_sk6(struct net *net)
 	return sock ? sock->sk : NULL;
 }
 
-static const enum mro_counter mro_wire_drop_counter[MRO_WIRE_NR_ERR] = {
-	[MRO_WIRE_SHORT] = MRO_CNT_DROP_SHORT,
-	[MRO_WIRE_VERSION] = MRO_CNT_DROP_VERSION,
-	[MRO_WIRE_OPCODE] = MRO_CNT_DROP_OPCODE,
-	[MRO_WIRE_HDR_LEN] = MRO_CNT_DROP_HDR_LEN,
-	[MRO_WIRE_CRC] = MRO_CNT_DROP_CRC,
-	[MRO_WIRE_FIELD] = MRO_CNT_DROP_FIELD,
-	[MRO_WIRE_LENGTH] = MRO_CNT_DROP_LENGTH,
+/* how each decoder error is counted and told to the drop tracepoint */
+static const struct {
+	enum mro_counter counter;
+	enum skb_drop_reason reason;
+} mro_wire_drops[MRO_WIRE_NR_ERR] = {
+	[MRO_WIRE_SHORT] = { MRO_CNT_DROP_SHORT, SKB_DROP_REASON_PKT_TOO_SMALL },
+	[MRO_WIRE_VERSION] = { MRO_CNT_DROP_VERSION,
+			       SKB_DROP_REASON_UNHANDLED_PROTO },
+	[MRO_WIRE_OPCODE] = { MRO_CNT_DROP_OPCODE,
+			      SKB_DROP_REASON_UNHANDLED_PROTO },
+	[MRO_WIRE_HDR_LEN] = { MRO_CNT_DROP_HDR_LEN, SKB_DROP_REASON_DEV_HDR },
+	[MRO_WIRE_CRC] = { MRO_CNT_DROP_CRC, SKB_DROP_REASON_SKB_CSUM },
+	[MRO_WIRE_FIELD] = { MRO_CNT_DROP_FIELD, SKB_DROP_REASON_DEV_HDR },
+	[MRO_WIRE_LENGTH] = { MRO_CNT_DROP_LENGTH, SKB_DROP_REASON_DEV_HDR },
 };
 
 /*
@@ -78,19 +84,27 @@ static struct net_device *mro_rx_netdev(struct sk_buff *skb)
 	return ndev;
 }
 
-/* UDP encap_rcv: called in softirq for every datagram to our port */
+/*
+ * UDP encap_rcv: called in softirq for every datagram to our port.  The
+ * packet is ours whatever happens to it (returns 0): dropped with a
+ * reason and counted, or handed to mro_rcv().
+ */
 static int mro_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
+	enum skb_drop_reason reason;
 	struct mro_dev *dev;
 	struct mro_hdr hdr;
 	unsigned int len;
 	int err;
 
 	dev = mro_dev_get_by_netdev(mro_rx_netdev(skb));
-	if (!dev)
+	if (!dev) {
+		reason = SKB_DROP_REASON_NO_SOCKET;
 		goto drop;
+	}
 
 	mro_count(dev->stats, MRO_CNT_RCVD_PKTS, 1);
+	reason = SKB_DROP_REASON_PKT_TOO_SMALL;
 	/* the UDP layer pulled its header; make sure, it costs nothing */
 	if (!pskb_may_pull(skb, sizeof(struct udphdr))) {
 		mro_count(dev->stats, MRO_CNT_DROP_SHORT, 1);
@@ -110,23 +124,25 @@ static int mro_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	err = mro_skb_decode(skb, len, &hdr);
 	if (err < 0) {
 		mro_count(dev->stats, MRO_CNT_DROP_NOMEM, 1);
+		reason = SKB_DROP_REASON_NOMEM;
 		goto drop_dev;
 	}
 	if (err != MRO_WIRE_OK) {
-		mro_count(dev->stats, mro_wire_drop_counter[err], 1);
+		mro_count(dev->stats, mro_wire_drops[err].counter, 1);
+		reason = mro_wire_drops[err].reason;
 		goto drop_dev;
 	}
 	hdr.ce = mro_cc_skb_ce(skb);
 	if (hdr.ce)
 		mro_count(dev->stats, MRO_CNT_CC_ECN_CE_RCVD, 1);
-	mro_rcv(dev, skb, &hdr);
+	mro_rcv(dev, skb, &hdr);	/* frees the packet */
 	mro_dev_put(dev);
 	return 0;
 
 drop_dev:
 	mro_dev_put(dev);
 drop:
-	kfree_skb(skb);
+	kfree_skb_reason(skb, reason);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "mro_path.h"
 #include "mro_respres.h"
 #include "mro_psn.h"
+#include "mro_rxverdict.h"
 #include "mro_rxwin.h"
 #include "mro_wire.h"
 
@@ -371,8 +372,8 @@ void mro_req_complete_ready(struct mro_qp *qp);
 enum ib_wc_opcode mro_wc_opcode(u32 opcode);
 
 /* mro_ack.c: requester, return path and timers */
-void mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
-		 struct sk_buff *skb, struct sk_buff_head *out);
+enum mro_rx_verdict mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
+				struct sk_buff *skb, struct sk_buff_head *out);
 void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 		       struct sk_buff_head *out);
 enum hrtimer_restart mro_req_rto(struct hrtimer *t);
@@ -399,10 +400,12 @@ int mro_resp_flush(struct mro_qp *qp, const struct mro_hdr *hdr);
 int mro_resp_atomic_write(struct mro_qp *qp, const struct mro_hdr *hdr);
 
 /* mro_resp.c: responder */
-void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
-		  struct sk_buff *skb, struct sk_buff_head *out);
-void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
-		     struct sk_buff *skb);
+enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
+				 const struct mro_hdr *hdr,
+				 struct sk_buff *skb, struct sk_buff_head *out);
+enum mro_rx_verdict mro_resp_ud_rcv(struct mro_qp *qp,
+				    const struct mro_hdr *hdr,
+				    struct sk_buff *skb);
 /*
  * UC under loss (mro_resp_uc.c): a packet's PSN at most MRO_UC_PSN_SPAN past
  * the receive base, its msn at most MRO_UC_MSN_SPAN past rcv_msn (a message
@@ -414,8 +417,9 @@ void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 int mro_uc_make_room(struct mro_qp *qp, const struct mro_hdr *hdr);
 bool mro_uc_drop_head(struct mro_qp *qp);
 void mro_uc_reset(struct mro_qp *qp);
-void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
-		    struct sk_buff_head *out);
+enum mro_rx_verdict mro_resp_probe(struct mro_qp *qp,
+				   const struct mro_hdr *hdr,
+				   struct sk_buff_head *out);
 
 /* mro_tx.c: packets */
 struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
@@ -439,8 +443,8 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 /* mro_mcast.c: multicast groups */
 int mro_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int mro_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
-void mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
-		   const struct mro_hdr *hdr);
+enum mro_rx_verdict mro_mcast_rcv(struct mro_dev *dev, struct sk_buff *skb,
+				  const struct mro_hdr *hdr);
 void mro_mcast_cleanup(struct mro_dev *dev);
 struct rtable;
 int mro_mcast_xmit4(struct net *net, struct rtable *rt, struct sk_buff *skb,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * metaroce receive dispatch: a packet that passed mro_wire_decode() is
- * matched to its QP (number, type, state, peer) and handed to the
- * responder or the requester under the QP lock.  Packets produced in
+ * matched to its QP (number, type, peer) and handed to the responder or
+ * the requester under the QP lock.  Their verdict (mro_rxverdict.h) is
+ * counted and decides how the packet is freed.  Packets produced in
  * response are sent after the lock is dropped.
  */
 #include <linux/ip.h>
@@ -30,64 +31,125 @@ static bool mro_from_peer(struct mro_qp *qp, struct sk_buff *skb)
 	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &qp->av.daddr.v6);
 }
 
-/* a request: the ACK it carries first, so its WQEs complete before it */
-static void mro_rcv_request(struct mro_qp *qp, const struct mro_hdr *hdr,
-			    struct sk_buff *skb, struct sk_buff_head *out)
+/*
+ * How each verdict is counted and freed: consumed (SKB_NOT_DROPPED_YET:
+ * the packet was taken, or as a duplicate answered again), else dropped
+ * with the reason the drop tracepoint reports.
+ */
+static const struct {
+	enum mro_counter counter;	/* MRO_NR_COUNTERS: counted elsewhere */
+	enum skb_drop_reason reason;
+} mro_rx_verdicts[MRO_RXV_NR_VERDICTS] = {
+	[MRO_RXV_OK] = { MRO_NR_COUNTERS, SKB_NOT_DROPPED_YET },
+	[MRO_RXV_NO_QP] = { MRO_CNT_DROP_NO_QP, SKB_DROP_REASON_NO_SOCKET },
+	[MRO_RXV_QP_MISMATCH] = { MRO_CNT_DROP_QP_MISMATCH,
+				  SKB_DROP_REASON_NO_SOCKET },
+	[MRO_RXV_QP_STATE] = { MRO_CNT_DROP_QP_STATE,
+			       SKB_DROP_REASON_DEV_READY },
+	[MRO_RXV_FIELD] = { MRO_CNT_DROP_FIELD, SKB_DROP_REASON_DEV_HDR },
+	[MRO_RXV_WINDOW] = { MRO_CNT_DROP_WINDOW,
+			     SKB_DROP_REASON_TCP_OVERWINDOW },
+	[MRO_RXV_DUP] = { MRO_CNT_RX_DUP, SKB_NOT_DROPPED_YET },
+	[MRO_RXV_DUP_REQ] = { MRO_CNT_DROP_DUP_REQ,
+			      SKB_DROP_REASON_TCP_OLD_DATA },
+	[MRO_RXV_ERR_AHEAD] = { MRO_CNT_DROP_ERR_AHEAD,
+				SKB_DROP_REASON_NOT_SPECIFIED },
+	[MRO_RXV_KEY_WAIT] = { MRO_CNT_RX_KEY_WAIT,
+			       SKB_DROP_REASON_NOT_SPECIFIED },
+	[MRO_RXV_BUSY] = { MRO_CNT_DROP_BUSY, SKB_DROP_REASON_SOCKET_RCVBUFF },
+	/* nak_sent counts it */
+	[MRO_RXV_FAILED] = { MRO_NR_COUNTERS, SKB_DROP_REASON_NOT_SPECIFIED },
+	[MRO_RXV_QKEY] = { MRO_CNT_DROP_QKEY, SKB_DROP_REASON_SOCKET_FILTER },
+	[MRO_RXV_NO_WQE] = { MRO_CNT_DROP_NO_WQE,
+			     SKB_DROP_REASON_SOCKET_RCVBUFF },
+	[MRO_RXV_ACK_RANGE] = { MRO_CNT_DROP_ACK_RANGE,
+				SKB_DROP_REASON_TCP_ACK_UNSENT_DATA },
+	[MRO_RXV_STALE_RESP] = { MRO_CNT_DROP_STALE_RESP,
+				 SKB_DROP_REASON_TCP_OLD_DATA },
+	[MRO_RXV_BAD_FEEDBACK] = { MRO_CNT_CC_BAD_FEEDBACK,
+				   SKB_DROP_REASON_TCP_ACK_UNSENT_DATA },
+};
+
+/* count a verdict (on @qp and the port, or the port alone) */
+static void mro_rx_count(struct mro_dev *dev, struct mro_qp *qp,
+			 enum mro_rx_verdict v)
 {
-	if (hdr->flags & METAROCE_F_ACK_PIGGY)
-		mro_req_ack_piggy(qp, hdr->ack_psn, out);
-	mro_resp_rcv(qp, hdr, skb, out);
+	enum mro_counter c = mro_rx_verdicts[v].counter;
+
+	if (c == MRO_NR_COUNTERS)
+		return;
+	if (qp)
+		mro_qp_count(qp, c, 1);
+	else
+		mro_count(dev->stats, c, 1);
+}
+
+/* free @skb as the verdict says: consumed, or dropped with its reason */
+static void mro_rx_free(struct sk_buff *skb, enum mro_rx_verdict v)
+{
+	enum skb_drop_reason reason = mro_rx_verdicts[v].reason;
+
+	if (reason == SKB_NOT_DROPPED_YET)
+		consume_skb(skb);
+	else
+		kfree_skb_reason(skb, reason);
 }
 
 void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	     const struct mro_hdr *hdr)
 {
+	enum mro_rx_verdict v = MRO_RXV_OK;
 	struct sk_buff_head out;
 	struct mro_qp *qp;
 
 	if (hdr->dqpn == METAROCE_QPN_MASK && mro_ud_opcode(hdr->opcode)) {
-		mro_mcast_rcv(dev, skb, hdr);
-		goto free;
+		v = mro_mcast_rcv(dev, skb, hdr);
+		mro_rx_count(dev, NULL, v);
+		mro_rx_free(skb, v);
+		return;
 	}
 	qp = mro_qp_get(dev, hdr->dqpn);
 	if (!qp) {
-		mro_count(dev->stats, MRO_CNT_DROP_NO_QP, 1);
+		v = MRO_RXV_NO_QP;
 		goto free;
 	}
 	/* the packet's kind must match the QP's type and its peer */
 	if (mro_qp_is_ud(qp)) {
 		if (!mro_ud_opcode(hdr->opcode))
-			goto mismatch;
+			v = MRO_RXV_QP_MISMATCH;
 	} else if (mro_ud_opcode(hdr->opcode) || hdr->sqpn != qp->dest_qpn) {
-		goto mismatch;
+		v = MRO_RXV_QP_MISMATCH;
+	}
+	if (v != MRO_RXV_OK) {
+		mro_rx_count(dev, qp, v);
+		goto put;
 	}
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&qp->lock);
 	if (!mro_qp_is_ud(qp) && !mro_from_peer(qp, skb)) {
-		spin_unlock_bh(&qp->lock);
-		goto mismatch;
+		v = MRO_RXV_QP_MISMATCH;
+	} else {
+		mro_qp_count_rx(qp, skb->len);
+		if (mro_ud_opcode(hdr->opcode))
+			v = mro_resp_ud_rcv(qp, hdr, skb);
+		else if (hdr->opcode == METAROCE_OP_PROBE)
+			v = mro_resp_probe(qp, hdr, &out);
+		else if (mro_wire_is_request(hdr->opcode))
+			v = mro_resp_rcv(qp, hdr, skb, &out);
+		else
+			v = mro_req_rcv(qp, hdr, skb, &out);
 	}
-	mro_qp_count_rx(qp, skb->len);
-	if (mro_ud_opcode(hdr->opcode))
-		mro_resp_ud_rcv(qp, hdr, skb);
-	else if (hdr->opcode == METAROCE_OP_PROBE)
-		mro_resp_probe(qp, hdr, &out);
-	else if (mro_wire_is_request(hdr->opcode))
-		mro_rcv_request(qp, hdr, skb, &out);
-	else
-		mro_req_rcv(qp, hdr, skb, &out);
+	mro_rx_count(dev, qp, v);
 	mro_qp_queue_tx(qp, &out);
 	spin_unlock_bh(&qp->lock);
 	mro_qp_tx_drain(qp);
 	mro_qp_notify_cqs(qp);
 	if (qp->state == IB_QPS_ERR)
 		mro_qp_flush(qp);
-	goto put;
-
-mismatch:
-	mro_count(dev->stats, MRO_CNT_DROP_QP_MISMATCH, 1);
 put:
 	mro_qp_put(qp);
 free:
-	kfree_skb(skb);
+	if (!qp)
+		mro_rx_count(dev, NULL, v);
+	mro_rx_free(skb, v);
 }

@@ -113,30 +113,19 @@ static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
 }
 
 /*
- * A request that failed is ahead of the next expected PSN: dropped and
- * counted instead of failing the QP, its resend judged in its turn
- * (mro_respres.h).  Returns whether it was dropped.
- */
-static bool mro_resp_drop_ahead(struct mro_qp *qp, const struct mro_hdr *req)
-{
-	if (mro_resp_may_fail(req->psn, qp->rxwin.base))
-		return false;
-	mro_qp_count(qp, MRO_CNT_DROP_ERR_AHEAD, 1);
-	return true;
-}
-
-/*
  * A request failed with @syn: NAK it and end the QP if it is the packet
- * at the next expected PSN, else mro_resp_drop_ahead().  Returns whether
- * the QP was failed.
+ * at the next expected PSN (MRO_RXV_FAILED); ahead of it, it is dropped
+ * instead, its resend judged in its turn (MRO_RXV_ERR_AHEAD,
+ * mro_respres.h).
  */
-static bool mro_resp_fail(struct mro_qp *qp, const struct mro_hdr *req,
-			  u8 syn, struct sk_buff_head *out)
+static enum mro_rx_verdict mro_resp_fail(struct mro_qp *qp,
+					 const struct mro_hdr *req, u8 syn,
+					 struct sk_buff_head *out)
 {
-	if (mro_resp_drop_ahead(qp, req))
-		return false;
+	if (!mro_resp_may_fail(req->psn, qp->rxwin.base))
+		return MRO_RXV_ERR_AHEAD;
 	mro_nak(qp, req, syn, out);
-	return true;
+	return MRO_RXV_FAILED;
 }
 
 /*
@@ -239,29 +228,34 @@ static void mro_complete_rmsgs(struct mro_qp *qp)
 	}
 }
 
-/* SEND*, WRITE_IMM: a packet of a message that consumes a receive WQE */
-static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
-			struct sk_buff *skb, struct sk_buff_head *out)
+/*
+ * SEND*, WRITE_IMM: a packet of a message that consumes a receive WQE.
+ * MRO_RXV_OK: its PSN is to be marked received (it may have failed its
+ * message and the QP, NAKed, at the next expected PSN).
+ */
+static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
+					const struct mro_hdr *hdr,
+					struct sk_buff *skb,
+					struct sk_buff_head *out)
 {
+	enum mro_rx_verdict v;
 	u32 msn = hdr->msg.msn;
 	struct mro_rmsg *m;
 	int err;
 
 	if (!mro_seq_in(msn, qp->rcv_msn, qp->nmsg))
-		return -ERANGE;	/* not trackable yet: sender retransmits */
+		return MRO_RXV_WINDOW;	/* not trackable yet: resent */
 	if ((hdr->opcode == METAROCE_OP_SEND_INV &&
 	     mro_keyorder_full(&qp->keyorder)) ||
 	    (hdr->opcode == METAROCE_OP_WRITE_IMM && hdr->payload_len &&
-	     mro_keyorder_holds(&qp->keyorder, hdr->psn, hdr->msg.rkey))) {
-		mro_qp_count(qp, MRO_CNT_RX_KEY_WAIT, 1);
-		return -EAGAIN;	/* not accepted before the key fence */
-	}
+	     mro_keyorder_holds(&qp->keyorder, hdr->psn, hdr->msg.rkey)))
+		return MRO_RXV_KEY_WAIT;	/* not before the key fence */
 	m = &qp->rmsg[msn & (qp->nmsg - 1)];
 	if (m->state == MRO_RMSG_FREE) {
 		err = mro_claim_wqe(qp, msn, m);
 		if (err == -ENOENT) {
 			mro_nak(qp, hdr, METAROCE_SYN_RNR_NAK, out);
-			return -EAGAIN;
+			return MRO_RXV_BUSY;
 		}
 		m->state = MRO_RMSG_ACTIVE;
 		m->msn = msn;
@@ -282,7 +276,7 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 	} else if (m->msn != msn || m->opcode != hdr->opcode ||
 		   m->length != hdr->msg.length ||
 		   m->first_psn != hdr->msg.first_psn) {
-		return -EINVAL;	/* inconsistent with its own message */
+		return MRO_RXV_FIELD;	/* inconsistent with its message */
 	}
 
 	if (m->status == IB_WC_SUCCESS && hdr->payload_len) {
@@ -299,8 +293,9 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 				if (mem)
 					mro_mem_put(mem);
 				/* the status first: mro_nak() fails the QP */
-				if (mro_resp_drop_ahead(qp, hdr))
-					return -EAGAIN;
+				if (!mro_resp_may_fail(hdr->psn,
+						       qp->rxwin.base))
+					return MRO_RXV_ERR_AHEAD;
 				m->status = IB_WC_REM_ACCESS_ERR;
 				mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
 			} else {
@@ -322,10 +317,13 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 		}
 	}
 	if (m->status != IB_WC_SUCCESS && m->status != IB_WC_REM_ACCESS_ERR &&
-	    qp->ibqp.qp_type == IB_QPT_RC &&
-	    !mro_resp_fail(qp, hdr, m->status == IB_WC_LOC_LEN_ERR ?
-			   METAROCE_SYN_NAK_INVALID : METAROCE_SYN_NAK_OP, out))
-		return -EAGAIN;	/* the message keeps its status */
+	    qp->ibqp.qp_type == IB_QPT_RC) {
+		v = mro_resp_fail(qp, hdr, m->status == IB_WC_LOC_LEN_ERR ?
+				  METAROCE_SYN_NAK_INVALID :
+				  METAROCE_SYN_NAK_OP, out);
+		if (v == MRO_RXV_ERR_AHEAD)
+			return v;	/* the message keeps its status */
+	}
 
 	m->received += hdr->payload_len;
 	if (hdr->flags & METAROCE_F_SOLICITED)
@@ -345,7 +343,7 @@ static int mro_resp_msg(struct mro_qp *qp, const struct mro_hdr *hdr,
 					 m->msn);
 		m->state = MRO_RMSG_DONE;
 	}
-	return 0;
+	return MRO_RXV_OK;
 }
 
 /*
@@ -370,19 +368,19 @@ static void mro_resp_run_fences(struct mro_qp *qp)
 	}
 }
 
-static int mro_resp_write(struct mro_qp *qp, const struct mro_hdr *hdr,
-			  struct sk_buff *skb, struct sk_buff_head *out)
+static enum mro_rx_verdict mro_resp_write(struct mro_qp *qp,
+					  const struct mro_hdr *hdr,
+					  struct sk_buff *skb,
+					  struct sk_buff_head *out)
 {
 	u64 va = hdr->msg.va + hdr->msg.offset;
 	struct mro_mem *mem;
 	int err;
 
 	if (!hdr->payload_len)
-		return 0;
-	if (mro_keyorder_holds(&qp->keyorder, hdr->psn, hdr->msg.rkey)) {
-		mro_qp_count(qp, MRO_CNT_RX_KEY_WAIT, 1);
-		return -EAGAIN;	/* not accepted before the key fence */
-	}
+		return MRO_RXV_OK;
+	if (mro_keyorder_holds(&qp->keyorder, hdr->psn, hdr->msg.rkey))
+		return MRO_RXV_KEY_WAIT;	/* not before the key fence */
 	if (!(qp->access_flags & IB_ACCESS_REMOTE_WRITE))
 		goto access;
 	mem = mro_mem_get_rkey(qp->dev, qp->ibqp.pd, qp->qpn, hdr->msg.rkey,
@@ -392,18 +390,17 @@ static int mro_resp_write(struct mro_qp *qp, const struct mro_hdr *hdr,
 	err = mro_mem_copy_skb(mem, va, skb, hdr->hdr_len, hdr->payload_len);
 	mro_mem_put(mem);
 	if (!err)
-		return 0;
+		return MRO_RXV_OK;
 access:
-	mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
-	return -EACCES;
+	return mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
 }
 
 /*
- * Answer a READ_REQ with its response packets.  A duplicate (@dup, the
- * PSN is behind the window) that no longer passes the checks, e.g. its key
- * was invalidated by a later SEND_WITH_INV, is dropped and counted: its
- * original was answered, and an error now would blame a request the QP
- * already accepted.
+ * Answer a READ_REQ with its response packets; returns how many, or
+ * -EACCES/-EINVAL.  A duplicate (@dup, the PSN is behind the window)
+ * that no longer passes the checks, e.g. its key was invalidated by a
+ * later SEND_WITH_INV, is not NAKed: its original was answered, and an
+ * error now would blame a request the QP already accepted.
  */
 static int mro_resp_read(struct mro_qp *qp, const struct mro_hdr *hdr,
 			 bool dup, struct sk_buff_head *out)
@@ -478,7 +475,6 @@ invalid:
 	mro_nak(qp, hdr, METAROCE_SYN_NAK_INVALID, out);
 	return -EINVAL;
 drop:
-	mro_qp_count(qp, MRO_CNT_DROP_DUP_REQ, 1);
 	return -EINVAL;
 }
 
@@ -520,22 +516,22 @@ static void mro_read_res_save(struct mro_qp *qp, const struct mro_hdr *req,
 
 /*
  * A duplicate READ_REQ: answered again only when it asks for responses of
- * a READ the responder remembers (mro_respres.h); else dropped, counted.
+ * a READ the responder remembers (mro_respres.h) and still passes the
+ * checks; else dropped.
  */
-static void mro_resp_read_replay(struct mro_qp *qp, const struct mro_hdr *req,
-				 struct sk_buff_head *out)
+static enum mro_rx_verdict mro_resp_read_replay(struct mro_qp *qp,
+						const struct mro_hdr *req,
+						struct sk_buff_head *out)
 {
 	u32 i;
 
-	for (i = 0; i < mro_resp_res(qp); i++) {
+	for (i = 0; i < mro_resp_res(qp); i++)
 		if (mro_read_replay_ok(&qp->rres[i], req->psn, req->msg.va,
 				       req->msg.rkey, req->msg.imm,
-				       req->msg.offset, req->msg.length)) {
-			mro_resp_read(qp, req, true, out);
-			return;
-		}
-	}
-	mro_qp_count(qp, MRO_CNT_DROP_DUP_REQ, 1);
+				       req->msg.offset, req->msg.length))
+			return mro_resp_read(qp, req, true, out) < 0 ?
+			       MRO_RXV_DUP_REQ : MRO_RXV_OK;
+	return MRO_RXV_DUP_REQ;
 }
 
 static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
@@ -564,8 +560,13 @@ static struct mro_atomic_res *mro_ares_find(struct mro_qp *qp, u32 psn)
 	return NULL;
 }
 
-static int mro_resp_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
-			   bool dup, struct sk_buff_head *out)
+/*
+ * Execute an atomic, or answer a duplicate (@dup) from the remembered
+ * result: MRO_RXV_OK, MRO_RXV_DUP_REQ (nothing remembered), MRO_RXV_FAILED.
+ */
+static enum mro_rx_verdict mro_resp_atomic(struct mro_qp *qp,
+					   const struct mro_hdr *hdr,
+					   bool dup, struct sk_buff_head *out)
 {
 	const struct mro_atomic_hdr *a = &hdr->atomic;
 	struct mro_atomic_res *res;
@@ -576,12 +577,10 @@ static int mro_resp_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 	res = mro_ares_find(qp, hdr->psn);
 	if (res) {
 		mro_send_atomic_resp(qp, hdr, res->orig, out);
-		return 0;
+		return MRO_RXV_OK;
 	}
-	if (dup) {	/* too old to answer; never execute twice */
-		mro_qp_count(qp, MRO_CNT_DROP_DUP_REQ, 1);
-		return 0;
-	}
+	if (dup)	/* too old to answer; never execute twice */
+		return MRO_RXV_DUP_REQ;
 	if (!(qp->access_flags & IB_ACCESS_REMOTE_ATOMIC))
 		goto access;
 	mem = mro_mem_get_rkey(qp->dev, qp->ibqp.pd, qp->qpn, a->rkey, a->va,
@@ -605,10 +604,10 @@ static int mro_resp_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 	res->orig = orig;
 	res->valid = true;
 	mro_send_atomic_resp(qp, hdr, orig, out);
-	return 0;
+	return MRO_RXV_OK;
 access:
 	mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
-	return -EACCES;
+	return MRO_RXV_FAILED;
 }
 
 /*
@@ -663,7 +662,7 @@ static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 			mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
 			return -EACCES;
 		}
-	} else if (mro_resp_atomic(qp, hdr, false, out)) {
+	} else if (mro_resp_atomic(qp, hdr, false, out) != MRO_RXV_OK) {
 		return -EACCES;
 	}
 	mro_rxwin_mark(&qp->rxwin, hdr->psn);
@@ -712,48 +711,58 @@ static bool mro_takes_resp_res(u8 op)
 	       op == METAROCE_OP_ATOMIC_WRITE;
 }
 
-/* a request-direction packet for this RC/UC QP (lock held) */
-void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
-		  struct sk_buff *skb, struct sk_buff_head *out)
+/*
+ * A request-direction packet for this RC/UC QP.  The acceptance rules
+ * first: the QP's state and type, UC's bounds, the receive window; a
+ * packet that fails one changes nothing.  Then what it carries: the
+ * piggy-backed ACK (before the request itself, so that the WQEs it
+ * completes complete first), CE and credit activity, placement or
+ * execution, acknowledgment.
+ */
+enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
+				 const struct mro_hdr *hdr,
+				 struct sk_buff *skb, struct sk_buff_head *out)
 {
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	enum mro_rx_verdict v;
 	enum mro_rx_class cls;
 	bool ack_now;
 	int n;
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
-		return;
+		return MRO_RXV_QP_STATE;
 	if (!rc && (mro_takes_resp_res(hdr->opcode) ||
 		    hdr->opcode == METAROCE_OP_SEND_INV))
-		return;
+		return MRO_RXV_QP_MISMATCH;
 
 	if (!rc) {
 		/* UC never retransmits: give up what later traffic passed */
 		while ((n = mro_uc_make_room(qp, hdr)) > 0)
 			mro_complete_rmsgs(qp);
-		if (n == -ERANGE) {
-			mro_qp_count(qp, MRO_CNT_DROP_WINDOW, 1);
-			return;
-		}
+		if (n == -ERANGE)
+			return MRO_RXV_WINDOW;
 		if (n < 0)
-			goto bad;
+			return MRO_RXV_FIELD;
 	}
 	cls = mro_rxwin_classify(&qp->rxwin, hdr->psn);
-	if (cls == MRO_RX_AHEAD) {
-		mro_qp_count(qp, MRO_CNT_DROP_WINDOW, 1);
-		return;
-	}
+	if (cls == MRO_RX_AHEAD)
+		return MRO_RXV_WINDOW;
+	/* a packet of the window's: its cumulative ACK may count */
+	if (hdr->flags & METAROCE_F_ACK_PIGGY)
+		mro_req_ack_piggy(qp, hdr->ack_psn, out);
 	if (cls == MRO_RX_DUP) {
-		mro_qp_count(qp, MRO_CNT_RX_DUP, 1);
+		/* answered again if it can be, never placed or run again */
+		v = MRO_RXV_OK;
 		if (hdr->opcode == METAROCE_OP_READ_REQ &&
 		    mro_seq_before(hdr->psn, qp->rxwin.base))
-			mro_resp_read_replay(qp, hdr, out);
+			v = mro_resp_read_replay(qp, hdr, out);
 		else if (hdr->opcode == METAROCE_OP_CMP_SWAP ||
 			 hdr->opcode == METAROCE_OP_FETCH_ADD)
-			mro_resp_atomic(qp, hdr, true, out);
+			v = mro_resp_atomic(qp, hdr, true, out);
 		else if (rc)
 			mro_send_dup_ack(qp, hdr, out);
-		return;
+		return v == MRO_RXV_OK ? MRO_RXV_DUP : v;
 	}
 	/* CE count, credit activity: only a packet of the receive window's */
 	mro_cc_rx(qp, hdr);
@@ -765,7 +774,7 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	 * the packets in order past a hole keep the rhythm: the SACK of the
 	 * next ACK shows them.  Acknowledging each of those (every packet
 	 * of the RTT or two a hole lasts) cost more than the loss itself
-	 * (design.rst, session 23).
+	 * (design.rst, ACK coalescing).
 	 */
 	ack_now = mro_rxwin_ack_now(&qp->rxwin, hdr->psn);
 
@@ -774,78 +783,74 @@ void mro_resp_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	case METAROCE_OP_SEND_IMM:
 	case METAROCE_OP_SEND_INV:
 	case METAROCE_OP_WRITE_IMM:
-		n = mro_resp_msg(qp, hdr, skb, out);
-		if (n == -EAGAIN || n == -ERANGE)
-			return;	/* not accepted: do not mark the PSN */
-		if (n)
-			goto bad;
+		v = mro_resp_msg(qp, hdr, skb, out);
+		if (v != MRO_RXV_OK)
+			return v;	/* not accepted: the PSN stays unmarked */
 		break;
 	case METAROCE_OP_WRITE:
-		if (mro_resp_write(qp, hdr, skb, out))
-			return;
+		v = mro_resp_write(qp, hdr, skb, out);
+		if (v != MRO_RXV_OK)
+			return v;
 		break;
 	case METAROCE_OP_READ_REQ:
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
 	case METAROCE_OP_FLUSH:
 	case METAROCE_OP_ATOMIC_WRITE:
-		if (!qp->max_dest_rd_atomic) {
-			/* no responder resources: IB's invalid request */
-			mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_INVALID, out);
-			return;
-		}
+		if (!qp->max_dest_rd_atomic)	/* IB's invalid request */
+			return mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_INVALID,
+					     out);
 		/* they see memory as every earlier request left it */
 		if (hdr->psn != qp->rxwin.base) {
-			if (mro_pend_add(qp, hdr) == -EPROTO) {
-				/* more outstanding than max_dest_rd_atomic */
-				mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_INVALID,
-					      out);
-				return;
-			}
+			n = mro_pend_add(qp, hdr);
+			if (n == -EPROTO)	/* past max_dest_rd_atomic */
+				return mro_resp_fail(qp, hdr,
+						     METAROCE_SYN_NAK_INVALID,
+						     out);
+			if (n)
+				return MRO_RXV_BUSY;	/* resent later */
 			goto ack;
 		}
 		if (mro_exec_rd_atomic(qp, hdr, out))
-			return;
+			return MRO_RXV_FAILED;
 		goto marked;
 	default:
-		goto bad;
+		return MRO_RXV_FIELD;
 	}
 	mro_rxwin_mark(&qp->rxwin, hdr->psn);
 marked:
 	mro_pend_run(qp, out);
 	mro_complete_rmsgs(qp);
 ack:
-
 	if (!rc)
-		return;
+		return MRO_RXV_OK;
 	if (hdr->flags & METAROCE_F_ACK_REQ)
 		ack_now = true;
 	if (ack_now || mro_psn_self_acked(hdr->psn) ||
 	    ++qp->ack_pending >= MRO_ACK_EVERY)
 		mro_ack_first(qp, hdr, out);
-	return;
-bad:
-	mro_qp_count(qp, MRO_CNT_DROP_FIELD, 1);
+	return MRO_RXV_OK;
 }
 
-/* a path probe (lock held): answered by an ACK that echoes it */
-void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
-		    struct sk_buff_head *out)
+/* a path probe: answered by an ACK that echoes it */
+enum mro_rx_verdict mro_resp_probe(struct mro_qp *qp,
+				   const struct mro_hdr *hdr,
+				   struct sk_buff_head *out)
 {
-	if (qp->ibqp.qp_type != IB_QPT_RC ||
-	    !(hdr->flags & METAROCE_F_ACK_REQ))
-		return;
+	lockdep_assert_held(&qp->lock);
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return MRO_RXV_QP_MISMATCH;
+	if (!(hdr->flags & METAROCE_F_ACK_REQ))
+		return MRO_RXV_FIELD;
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
-		return;
+		return MRO_RXV_QP_STATE;
 	/*
 	 * Its PSN is its sender's next one, which lies in our receive
 	 * window (the sender keeps inside our grant): nothing else can be
 	 * answered, nor its CE mark or port change taken.
 	 */
-	if (!mro_seq_in(hdr->psn, qp->rxwin.base, qp->rxwin.size + 1)) {
-		mro_qp_count(qp, MRO_CNT_DROP_WINDOW, 1);
-		return;
-	}
+	if (!mro_seq_in(hdr->psn, qp->rxwin.base, qp->rxwin.size + 1))
+		return MRO_RXV_WINDOW;
 	if (hdr->ce)		/* echoed like a marked request */
 		qp->ecn_ce++;
 	/*
@@ -859,31 +864,30 @@ void mro_resp_probe(struct mro_qp *qp, const struct mro_hdr *hdr,
 		mro_qp_count(qp, MRO_CNT_REPROBES_RCVD, 1);
 	}
 	mro_send_ack(qp, hdr, METAROCE_SYN_ACK, 0, 0, out);
+	return MRO_RXV_OK;
 }
 
-/* a datagram for this UD QP (lock held) */
-void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
-		     struct sk_buff *skb)
+/* a datagram for this UD QP */
+enum mro_rx_verdict mro_resp_ud_rcv(struct mro_qp *qp,
+				    const struct mro_hdr *hdr,
+				    struct sk_buff *skb)
 {
 	struct mro_recv_wqe w;
 	u8 grh[40] = {};
 	struct ib_wc wc = {};
 	int err;
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
-		return;
-	if (hdr->deth.qkey != qp->qkey) {
-		mro_qp_count(qp, MRO_CNT_DROP_QKEY, 1);
-		return;
-	}
+		return MRO_RXV_QP_STATE;
+	if (hdr->deth.qkey != qp->qkey)
+		return MRO_RXV_QKEY;
 	if (qp->srq)
 		err = mro_srq_take(qp->srq, &w);
 	else
 		err = mro_rq_wqe_for(qp, qp->rcv_msn, &w);
-	if (err) {
-		mro_qp_count(qp, MRO_CNT_DROP_NO_WQE, 1);
-		return;
-	}
+	if (err)
+		return MRO_RXV_NO_WQE;
 	if (!qp->srq)
 		mro_queue_advance(qp->rq);
 
@@ -929,4 +933,5 @@ void mro_resp_ud_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	qp->rcv_msn++;
 	if (mro_cq_post(qp->rcq, &wc, hdr->flags & METAROCE_F_SOLICITED))
 		mro_qp_error(qp);
+	return MRO_RXV_OK;
 }

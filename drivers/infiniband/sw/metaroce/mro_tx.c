@@ -206,7 +206,7 @@ void mro_tx_send_list(struct mro_qp *qp, struct sk_buff_head *list)
 			err = mro_xmit6(qp, net, skb);
 		if (err) {
 			mro_qp_count(qp, MRO_CNT_TX_ERR, 1);
-			kfree_skb(skb);
+			kfree_skb_reason(skb, SKB_DROP_REASON_IP_OUTNOROUTES);
 			continue;
 		}
 		mro_qp_count(qp, MRO_CNT_SENT_PKTS, 1);
