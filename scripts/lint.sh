@@ -22,6 +22,11 @@
 #   rst          docutils (rst2pseudoxml) parses every Documentation/**/*.rst without a
 #                warning or error (Sphinx-only directives and roles are not docutils'
 #                business and are ignored): catches broken tables and lists
+#   diary        documents and comments describe the present: no work-log numbers
+#                ("session 23"), run letters ("run K", "runs X-X3"), "since then", or
+#                entries that open with a date, in *.rst, *.md (but the reports
+#                Documentation/metaroce/bench/*.md that the bench scripts write),
+#                and the C, shell and Python sources and tools
 #
 # Files considered: git ls-files -co --exclude-standard (tracked + untracked, not ignored).
 # Environment:
@@ -35,7 +40,7 @@ MR_PROG=lint.sh
 . "$(dirname "$(realpath "$0")")/lib-build.sh"
 
 case "${1:-}" in
--h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 '') ;;
 *) echo "usage: $0" >&2; exit 2 ;;
 esac
@@ -218,8 +223,25 @@ check_rst() {
 	result rst "$bad" "$n rst file(s) parse cleanly"
 }
 
+# ------------------------------------------------------------------ diary
+check_diary() {
+	local out
+	out=$(pick '(\.(rst|md|c|h|sh|py)$|^tools/mro-[a-z]+$|^Makefile$|/Kbuild)' |
+		grep -vE '^Documentation/metaroce/bench/.*\.md$|^scripts/lint\.sh$' |
+		xargs -r -d '\n' grep -nHE \
+			-e '\b[Ss]ession [0-9]+' -e '\b[Ss]ince then\b' \
+			-e '\bruns? [A-Z][0-9]?(-[A-Z][0-9]?)?([^/[:alnum:]]|$)' \
+			-e '^[[:space:]]*([-*#/]+[[:space:]]*)?[*]*20[0-9]{2}-[0-9]{2}-[0-9]{2}' ||
+		true)
+	if [ -n "$out" ]; then
+		echo "---- diary: history belongs in commit messages and issue notes"
+		echo "$out"
+	fi
+	result diary "$([ -z "$out" ]; echo $?)" "no work-log text in docs and comments"
+}
+
 T0=$SECONDS
-for c in checkpatch length whitespace spdx uapi shell_lint rst; do
+for c in checkpatch length whitespace spdx uapi shell_lint rst diary; do
 	skipped $c || "check_$c"
 done
 

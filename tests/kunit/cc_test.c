@@ -715,8 +715,8 @@ static void cc_ack_rhythm_no_stall(struct kunit *test)
  * base, renewed by every ACK) against the rhythm, every packet delivered,
  * the newest ACK returned: the flow never stalls, and once the share
  * spans two rhythm PSNs the rhythm alone keeps it going: the packets at
- * the grant's edge do not ask (before session 30 one did at every stop
- * once the edge was off the rhythm, as it is here from the start).
+ * the grant's edge do not ask (not at every stop once the edge is off the
+ * rhythm, as it is here from the start).
  */
 static void cc_ack_credit_no_stall(struct kunit *test)
 {

@@ -58,7 +58,7 @@ INCAST_BUDGET=32
 # a new sender's unasked first window lands on a queue that may already hold
 # the whole pool: budget + spec must fit the RED queue's limit (32 + 4
 # packets of 4.2 KB in 200 KB).  The default 32 (128 KiB at this MTU)
-# overflowed it when senders joined (congestion.rst, run K).
+# overflows it when senders join.
 INCAST_SPEC=4
 INCAST_MIN_CWND=1
 INCAST_QUANTUM=2
@@ -80,7 +80,7 @@ INCAST_LAT=1			# 0 skips the latency runs
 INCAST_LAT_OPTS="-e"		# ib_send_lat options of the latency ping
 # the ping's server: perftest 4.5's server with -e reads an unfilled ibv_wc
 # when the client's next ping overtakes the client's ACK of its reply (which
-# fq_codel's flow queues allow; congestion.rst, run L): "" busy-polls there
+# fq_codel's flow queues allow): "" busy-polls there
 INCAST_LAT_SRV_OPTS="-e"
 # iterations of the ping: 200 at ~1 ms took a fraction of a second, shorter
 # than the stalls of a bulk flow without CC, so a ping could miss the queue
@@ -123,7 +123,7 @@ mro_install
 # shellcheck disable=SC2086 # parameters are words
 lab_check modprobe-metaroce modprobe metaroce $INCAST_MRO_PARAMS || exit 1
 # the VM these numbers come from: one vCPU runs every namespace's stack and
-# the emulated link, and the link then forwards less than its rate (run K)
+# the emulated link, and the link then forwards less than its rate
 lab_metric vcpus "$(nproc)"
 lab_metric delay_us "$INCAST_DELAY_US"
 lab_log "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
@@ -726,8 +726,8 @@ latency() {	# latency MODE [LEAF [NAME]] (NAME of the CC knobs, for the metrics)
     # The queue, the vCPU and the bulk QP are sampled after the pings, for
     # as long as the loaded ping took, while the bulk flow goes on: on one
     # vCPU the probe (nice -15, forking tc every 0.1 s and rdma every 0.5 s)
-    # delayed the pings it measured, which made most of their 99th percentile
-    # (congestion.rst, run Y).  The ping QPs' srtt is therefore not sampled.
+    # delays the pings it measures, which makes most of their 99th percentile.
+    # The ping QPs' srtt is therefore not sampled.
     rm -f "$LAB_WORK/lat-$tag.stop"
     lat_probe "lat-$tag" &
     local probe=$! p0 p1

@@ -162,8 +162,8 @@ echo "simhole on0" >$TR/trace_marker
 ip netns exec h2 tc filter add dev eth0 ingress prio 1 protocol ip u32 match ip protocol 17 0xff \
     match ip dport $BENCH_PORT 0xffff match ip sport "$sport" 0xffff action drop
 echo "simhole on1" >$TR/trace_marker
-# nothing else runs in the hole: an rdma command here took the CPU from
-# the flow for a 10 ms window (session 32)
+# nothing else runs in the hole: an rdma command here takes the CPU from
+# the flow for a 10 ms window
 sleep "$HOLE"
 echo "simhole off0" >$TR/trace_marker
 ip netns exec h2 tc filter del dev eth0 ingress prio 1

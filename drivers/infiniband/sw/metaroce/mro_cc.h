@@ -246,10 +246,10 @@ bool mro_cc_window_wait(u32 pipe, u32 cwnd, u32 n, bool *closed);
  * The same for the receiver's grant: whether @n more PSNs must wait with
  * @avail of it left and @span granted past the oldest PSN out.  A grant
  * that stopped new data (*@closed) reopens only when a quarter of @span,
- * at most the ACK rhythm's step, is free.  Resumed on the few PSNs each
- * ACK grants, a credit-limited sender asked for an ACK every two or three
- * packets (design.rst, session 25).  The caller lets a sender with
- * nothing out go on regardless: no ACK would come to open it.
+ * at most the ACK rhythm's step, is free: resumed on the few PSNs each
+ * ACK grants, a credit-limited sender would ask for an ACK every two or
+ * three packets.  The caller lets a sender with nothing out go on
+ * regardless: no ACK would come to open it.
  */
 bool mro_cc_credit_wait(u32 avail, u32 span, u32 n, bool *closed);
 
