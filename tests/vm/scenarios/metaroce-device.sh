@@ -6,7 +6,9 @@ source "$LAB_IN/files/metaroce-lib.sh"
 
 mro_install
 lab_check modprobe-metaroce modprobe metaroce || exit 1
-lab_check_grep loaded-msg 'metaroce: loaded, UDP port 4796' dmesg
+lab_check_grep loaded-msg 'metaroce: loaded, version [0-9.]+, UDP port 4796' dmesg
+lab_check_grep modinfo-version '^version: +[0-9]+\.[0-9]+\.[0-9]+' modinfo metaroce
+lab_check_grep modinfo-softdep '^softdep: +pre: ib_uverbs rdma_ucm' modinfo metaroce
 
 # a veth pair gives a netdev whose carrier we control from the other end
 ip link add v0 type veth peer name v1
@@ -68,6 +70,24 @@ ip link add link v0 name v0.10 type vlan id 10
 lab_check_grep vlan-refused 'error|Error|not supported' rdma link add mr1 type metaroce netdev v0.10
 lab_check no-vlan-device test ! -e /sys/class/infiniband/mr1
 ip link del v0.10
+# what a user can act on: the reason is in the kernel log
+lab_check_grep vlan-refused-msg 'v0.10 is a VLAN device; add the link on its real device' dmesg
+lab_check_grep loopback-refused 'error|Error|not supported' rdma link add mr1 type metaroce netdev lo
+lab_check_grep loopback-refused-msg 'metaroce: lo is a loopback device' dmesg
+ip link add s0 type dummy
+ip link set s0 mtu 300 up
+lab_check_grep small-mtu-refused 'error|Error|Invalid' rdma link add mr1 type metaroce netdev s0
+lab_check_grep small-mtu-refused-msg 's0: MTU 300 is below the minimum 372' dmesg
+lab_check no-small-mtu-device test ! -e /sys/class/infiniband/mr1
+ip link set s0 mtu 1500
+# no link-local address either (an MTU back above 1280 gave it one)
+sysctl -qw net.ipv6.conf.s0.disable_ipv6=1
+lab_check no-address-link-add rdma link add mr1 type metaroce netdev s0
+lab_check_grep no-address-msg 's0 has no IPv4 or IPv6 address: mr1 reaches no peer' dmesg
+ip link set s0 mtu 300
+lab_check_grep mtu-lowered-msg 's0: MTU 300 is below the minimum 372 .*packets will not fit' dmesg
+lab_check no-address-link-delete rdma link delete mr1
+ip link del s0
 
 # rdma link delete
 lab_check link-delete rdma link delete mr0
@@ -109,6 +129,13 @@ ip link set x1 up
 lab_check link-add-4 rdma link add mr4 type metaroce netdev x0
 lab_check rmmod-with-device rmmod metaroce
 lab_check rmmod-gone mro_gone mr4
+
+# the installed module loads itself on rdma link add (its rdma-link alias)
+lab_check not-loaded sh -c '! grep -q "^metaroce " /proc/modules'
+lab_check autoload-link-add rdma link add mr4 type metaroce netdev x0
+lab_check_grep autoloaded '^metaroce ' cat /proc/modules
+lab_check autoload-active mro_wait_state mr4 ACTIVE
+lab_check autoload-rmmod rmmod metaroce
 
 # rdma_rxe and metaroce exclude each other, with a message each way
 modprobe crc32_generic 2>/dev/null || true

@@ -23,6 +23,10 @@ struct mro_sched_ops;
 
 #define MRO_DRV_NAME	"metaroce"
 #define MRO_LINK_TYPE	"metaroce"
+#define MRO_VERSION	"0.9.0"
+
+/* the smallest netdev MTU that carries a packet of the smallest IB MTU */
+#define MRO_MIN_NETDEV_MTU	(256 + MRO_WIRE_OVERHEAD)
 
 /* one metaroce ib_device on one netdev */
 /* objects counted against the limits the device advertises */
@@ -53,6 +57,7 @@ struct mro_dev {
 	u16 active_speed;
 	u8 active_width;
 	unsigned int payload_mtu;	/* bytes of payload per packet */
+	bool mtu_too_small;		/* the netdev MTU fell below the minimum */
 
 	atomic64_t stats[MRO_NR_COUNTERS];
 	/*

@@ -7,9 +7,11 @@
 #include <linux/ethtool.h>
 #include <linux/random.h>
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/rculist.h>
 #include <linux/rtnetlink.h>
 #include <linux/wait.h>
+#include <net/addrconf.h>
 
 #include "mro_qp.h"
 
@@ -171,6 +173,12 @@ static void mro_port_update(struct mro_dev *dev, bool notify)
 	room = (int)ndev->mtu - MRO_WIRE_OVERHEAD;
 	dev->payload_mtu = max(room, 256);
 	dev->active_mtu = mro_mtu_enum(room);
+	/* link add refuses such a netdev; an MTU lowered later is told */
+	if (ndev->mtu < MRO_MIN_NETDEV_MTU && !dev->mtu_too_small)
+		pr_warn("%s: %s: MTU %u is below the minimum %u (IB MTU 256 + %u bytes of headers): packets will not fit\n",
+			MRO_DRV_NAME, ndev->name, ndev->mtu, MRO_MIN_NETDEV_MTU,
+			MRO_WIRE_OVERHEAD);
+	dev->mtu_too_small = ndev->mtu < MRO_MIN_NETDEV_MTU;
 
 	if (!__ethtool_get_link_ksettings(ndev, &ks))
 		mbps = ks.base.speed;
@@ -198,6 +206,27 @@ static void mro_port_update(struct mro_dev *dev, bool notify)
 	}
 }
 
+/* whether @ndev has an IP address, which a GID of the port stands for */
+static bool mro_netdev_has_addr(struct net_device *ndev)
+{
+	struct in_device *in4;
+	bool any = false;
+
+	rcu_read_lock();
+	in4 = __in_dev_get_rcu(ndev);
+	if (in4 && rcu_dereference(in4->ifa_list))
+		any = true;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (!any) {
+		struct inet6_dev *in6 = __in6_dev_get(ndev);
+
+		any = in6 && !list_empty(&in6->addr_list);
+	}
+#endif
+	rcu_read_unlock();
+	return any;
+}
+
 int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct net *net = dev_net(ndev);
@@ -210,9 +239,15 @@ int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -EOPNOTSUPP;
 	}
 	if (ndev->flags & IFF_LOOPBACK) {
-		pr_err("%s: %s is a loopback device\n", MRO_DRV_NAME,
-		       ndev->name);
+		pr_err("%s: %s is a loopback device; devices of one host reach each other over it without a link of their own\n",
+		       MRO_DRV_NAME, ndev->name);
 		return -EOPNOTSUPP;
+	}
+	if (ndev->mtu < MRO_MIN_NETDEV_MTU) {
+		pr_err("%s: %s: MTU %u is below the minimum %u (IB MTU 256 + %u bytes of headers)\n",
+		       MRO_DRV_NAME, ndev->name, ndev->mtu, MRO_MIN_NETDEV_MTU,
+		       MRO_WIRE_OVERHEAD);
+		return -EINVAL;
 	}
 
 	dev = ib_alloc_device(mro_dev, ib_dev);
@@ -262,6 +297,9 @@ int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 		       ibdev_name, ndev->name, err);
 		goto err_dealloc;	/* dealloc_driver delists it */
 	}
+	if (!mro_netdev_has_addr(ndev))
+		pr_warn("%s: %s has no IPv4 or IPv6 address: %s reaches no peer until one is added\n",
+			MRO_DRV_NAME, ndev->name, ibdev_name);
 	return 0;
 
 err_dealloc:

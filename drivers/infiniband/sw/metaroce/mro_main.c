@@ -102,7 +102,8 @@ static int __init mro_init(void)
 	if (err)
 		goto err_net;
 	rdma_link_register(&mro_link_ops);
-	pr_info("%s: loaded, UDP port %u\n", MRO_DRV_NAME, mro_udp_port);
+	pr_info("%s: loaded, version %s, UDP port %u\n", MRO_DRV_NAME,
+		MRO_VERSION, mro_udp_port);
 	return 0;
 
 err_net:
@@ -128,4 +129,7 @@ module_exit(mro_exit);
 MODULE_AUTHOR("metaroce developers");
 MODULE_DESCRIPTION("metaroce: loss-tolerant multipath soft RDMA over Ethernet");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(MRO_VERSION);
+/* rdma-core's verbs and rdma_cm applications need these; load them too */
+MODULE_SOFTDEP("pre: ib_uverbs rdma_ucm");
 MODULE_ALIAS_RDMA_LINK(MRO_LINK_TYPE);
