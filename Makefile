@@ -7,7 +7,8 @@
 #   make matrix           build for Debian 12 (6.1) and Debian 13 (6.12)
 #   make lint             checkpatch --strict and friends
 #   make kunit            KUnit suites (UML, from linux-source-6.12)
-#   make test             everything CI runs (see README)
+#   make test             what CI runs (see README): lint, builds, KUnit, core VM scenarios
+#   make test-full        make test plus the long VM scenarios and the bench smoke
 #   make test-debug       VM scenarios on the lockdep/KASAN/kmemleak debug kernel
 #   make demo             the README's main job: a VM-lab demo
 #   make bench            benchmarks in the VM lab
@@ -38,6 +39,9 @@ kunit:
 test:
 	$(ROOT)/tests/run-all.sh
 
+test-full:
+	$(ROOT)/tests/run-all.sh --full
+
 test-debug:
 	$(ROOT)/tests/run-all.sh --only debug
 
@@ -56,5 +60,5 @@ bench-apps:
 bench-collective:
 	$(ROOT)/tests/vm/bench-collective.sh
 
-.PHONY: all modules clean matrix lint kunit test test-debug demo bench bench-simhole bench-apps \
+.PHONY: all modules clean matrix lint kunit test test-full test-debug demo bench bench-simhole bench-apps \
 	bench-collective

@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/run-all.sh: every test of the project, as CI runs it (`make test`).
+# tests/run-all.sh: the tests of the project.  `make test` (what CI runs)
+# runs the stages below with the core scenarios; `make test-full` (--full)
+# adds the long scenarios and the bench smoke: run it before an issue is
+# called done.
 #
 #   1. lint        scripts/lint.sh (checkpatch --strict, file sizes, ...)
 #   2. build       scripts/matrix.sh: W=1 C=1 builds for Debian 12 (6.1) and
@@ -9,17 +12,20 @@
 #   3. kunit       tests/kunit/run.sh (UML, linux-source-6.12)
 #   4. vm          the VM-lab scenarios tests/vm/scenarios/metaroce-*.sh on
 #                  both kernels, with the module built for that kernel
-#                  ($once_scenarios on the first kernel only)
+#                  ($once_scenarios on the first kernel only); --full: the
+#                  long ones too ($full_scenarios, $full_once_scenarios)
 #   5. debug       opt-in (--with debug, or --only debug; `make test-debug`): the
 #                  scenarios $debug_scenarios on trixie's rootfs booted with the
 #                  lockdep/KASAN/kmemleak/UBSAN kernel of scripts/debug-kernel.sh
 #                  (built once, cached; cold ~30-35 CPU-min, estimated), module built for it
 #                  with W=1; see Documentation/metaroce/debug-kernel.rst
-#   6. bench       tests/vm/bench.sh --profile smoke on the first dist: the
-#                  benchmark scripts must run (VMs up, every category
-#                  measured, report written); the numbers are not judged
+#   6. bench       --full (or --with bench): tests/vm/bench.sh --profile smoke
+#                  on the first dist: the benchmark scripts must run (VMs
+#                  up, every category measured, report written); the
+#                  numbers are not judged
 #
-# Options: --dists "bookworm trixie"   --skip "lint kunit ..."  --only "vm"
+# Options: --full   the long scenarios and the bench smoke too (make test-full)
+#          --dists "bookworm trixie"   --skip "lint kunit ..."  --only "vm"
 #          --with "debug"   also run these opt-in stages
 #          --scenarios "device verbs"   (names without metaroce- and .sh)
 #          --once-scenarios "paths"   run on the first of --dists only
@@ -37,16 +43,24 @@ dists="bookworm trixie"
 skip=""
 only=""
 with=""
-optin="debug"
+optin="debug bench"
 debug_scenarios="device verbs datacheck"
-scenarios="device verbs datacheck pyverbs fabric hostile nvme nfs"
-# long scenarios whose checks do not depend on the kernel: first dist only
-once_scenarios="paths netdevs apps collective bond"
+# make test: within 45 minutes with warm caches
+scenarios="device verbs datacheck pyverbs hostile nvme"
+once_scenarios="fabric nfs"
+# make test-full adds: fabric and nfs on every dist, and the long scenarios
+# whose checks do not depend on the kernel on the first dist
+full_scenarios="fabric nfs"
+full_once_scenarios="paths netdevs apps collective bond"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"
 while [ $# -gt 0 ]; do
     case $1 in
+        --full)
+            scenarios="$scenarios $full_scenarios"
+            once_scenarios=$full_once_scenarios
+            with="$with bench"; shift ;;
         --dists) dists=$2; shift 2 ;;
         --skip) skip=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
