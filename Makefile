@@ -4,6 +4,9 @@
 #   make                  build metaroce.ko for the running kernel
 #   make KDIR=<dir>       ... against any kernel build/headers tree
 #   make W=1 C=1          extra warnings, sparse
+#   make install          install the built module under extra/ (depmod), the
+#                         modprobe.d file and the metaroce@.service unit
+#   make uninstall        remove them again
 #   make matrix           build for Debian 12 (6.1) and Debian 13 (6.12)
 #   make lint             checkpatch --strict and friends
 #   make kunit            KUnit suites (UML, from linux-source-6.12)
@@ -16,8 +19,12 @@
 #   make bench-apps       applications (NVMe-oF) over metaroce and rxe, side by side
 #   make bench-collective collective flow completion times, 8 hosts, metaroce and TCP
 
-KDIR ?= /lib/modules/$(shell uname -r)/build
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+KO := $(ROOT)/drivers/infiniband/sw/metaroce/metaroce.ko
+# DESTDIR: a staging root (packaging); depmod then runs against it
+MODDIR := $(DESTDIR)/lib/modules/$(KVER)/extra
 
 all: modules
 
@@ -26,6 +33,20 @@ modules:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(ROOT) clean
+
+# the module `make` built for $(KVER); build first, as the user, then install
+install:
+	@test -f $(KO) || { echo "make install: no $(KO): run make first" >&2; exit 1; }
+	install -D -m 644 $(KO) $(MODDIR)/metaroce.ko
+	install -D -m 644 $(ROOT)/tools/install/metaroce.conf $(DESTDIR)/etc/modprobe.d/metaroce.conf
+	install -D -m 644 $(ROOT)/tools/install/metaroce@.service \
+		$(DESTDIR)/etc/systemd/system/metaroce@.service
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+uninstall:
+	rm -f $(MODDIR)/metaroce.ko $(DESTDIR)/etc/systemd/system/metaroce@.service
+	@echo "make uninstall: kept /etc/modprobe.d/metaroce.conf (your settings)"
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 matrix:
 	$(ROOT)/scripts/matrix.sh
@@ -60,5 +81,5 @@ bench-apps:
 bench-collective:
 	$(ROOT)/tests/vm/bench-collective.sh
 
-.PHONY: all modules clean matrix lint kunit test test-full test-debug demo bench bench-simhole bench-apps \
+.PHONY: all modules clean install uninstall matrix lint kunit test test-full test-debug demo bench bench-simhole bench-apps \
 	bench-collective

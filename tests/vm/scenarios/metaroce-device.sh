@@ -1,6 +1,8 @@
 #!/bin/bash
 # metaroce-device (netns topology): module load, `rdma link add`, GIDs, port
-# state, teardown paths, bad input, network namespaces, and the rdma_rxe guard.
+# state, teardown paths, bad input, network namespaces, the rdma_rxe guard,
+# and make install / uninstall (with the files Makefile, metaroce.conf and
+# metaroce@.service).
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
 
@@ -147,5 +149,26 @@ lab_check rxe-loads modprobe rdma_rxe
 lab_check_grep metaroce-refused 'rror|busy' modprobe metaroce
 lab_check_grep metaroce-refused-msg 'rdma_rxe is loaded' dmesg
 lab_check rxe-unload rmmod rdma_rxe
+
+# make install and make uninstall, from a tree laid out as the source's
+# (files: Makefile, metaroce.conf, metaroce@.service)
+if [ -f "$LAB_FILES/Makefile" ]; then
+    t=$LAB_WORK/tree
+    mkdir -p "$t/drivers/infiniband/sw/metaroce" "$t/tools/install"
+    cp "$LAB_FILES/Makefile" "$t/"
+    cp "$LAB_FILES/metaroce.ko" "$t/drivers/infiniband/sw/metaroce/"
+    cp "$LAB_FILES/metaroce.conf" "$LAB_FILES/metaroce@.service" "$t/tools/install/"
+    rm -f "/lib/modules/$(uname -r)/extra/metaroce.ko"
+    depmod -a
+    lab_check make-install make -C "$t" install
+    lab_check_grep installed-module "/lib/modules/$(uname -r)/extra/metaroce.ko" modinfo -n metaroce
+    lab_check installed-modprobe-conf test -f /etc/modprobe.d/metaroce.conf
+    lab_check installed-unit test -f /etc/systemd/system/metaroce@.service
+    lab_check installed-loads modprobe metaroce
+    lab_check installed-unload rmmod metaroce
+    lab_check make-uninstall make -C "$t" uninstall
+    lab_check uninstalled sh -c '! modinfo -n metaroce'
+    lab_check uninstall-keeps-conf test -f /etc/modprobe.d/metaroce.conf
+fi
 
 lab_check dmesg-clean mro_dmesg_clean
