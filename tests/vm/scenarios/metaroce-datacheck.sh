@@ -91,8 +91,28 @@ if [ -n "$DC_NETEM" ]; then
     lab_check netem-add tc qdisc add dev eth0 root netem $DC_NETEM
     lab_barrier netem-up
     lab_log "datacheck over $DEV with netem $DC_NETEM: $DC_NETEM_ARGS"
+    # metaroce's tracepoints under loss: the events are counted (metrics);
+    # that the client's lost packets are resent, and seen to be, is checked
+    TR=/sys/kernel/tracing
+    if [ "$DEV" = mr0 ]; then
+        [ -d "$TR/events" ] || mount -t tracefs nodev "$TR"
+        echo 8192 >"$TR/buffer_size_kb"
+        echo >"$TR/trace"
+        echo 1 >"$TR/events/metaroce/enable"
+    fi
     # shellcheck disable=SC2086
     dc_run datacheck-netem 18601 $DC_NETEM_ARGS
+    if [ "$DEV" = mr0 ]; then
+        echo 0 >"$TR/events/metaroce/enable"
+        cp "$TR/trace" "$LAB_OUT/trace-netem.txt"
+        for e in mro_retransmit mro_rto mro_tlp mro_path_suspend mro_cc_cut mro_credit \
+                mro_nak mro_rx_drop; do
+            lab_metric "trace_${e}_$ROLE" "$(grep -c " $e: " "$LAB_OUT/trace-netem.txt")"
+        done
+        [ "$ROLE" = b ] && lab_check_grep traced-retransmit \
+            ' mro_retransmit: qpn=0x[0-9a-f]+ psn=' \
+            grep -m1 ' mro_retransmit: ' "$LAB_OUT/trace-netem.txt"
+    fi
     tc -s qdisc show dev eth0
     tc qdisc del dev eth0 root
 fi

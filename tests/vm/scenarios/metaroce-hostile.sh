@@ -140,12 +140,19 @@ TR=/sys/kernel/tracing
 echo 8192 >"$TR/buffer_size_kb"
 echo >"$TR/trace"
 echo 1 >"$TR/events/skb/kfree_skb/enable"
+echo 1 >"$TR/events/metaroce/mro_rx_drop/enable"
 lab_check hostile-h1-to-h2 hostile h1 10.98.0.2 -c "$all" -q "$q2" -Q "$r2" -P "$p2" -s 3
 echo 0 >"$TR/events/skb/kfree_skb/enable"
+echo 0 >"$TR/events/metaroce/mro_rx_drop/enable"
 cp "$TR/trace" "$LAB_OUT/drop-trace.txt"
 echo >"$TR/trace"
 for r in PKT_TOO_SMALL UNHANDLED_PROTO DEV_HDR SKB_CSUM NO_SOCKET TCP_OVERWINDOW; do
     lab_check_grep "drop-traced-$r" "reason: $r" grep -m1 "reason: $r" "$LAB_OUT/drop-trace.txt"
+done
+# and metaroce's own event names the rule (a matched QP's refusals)
+for v in window field; do
+    lab_check_grep "rx-drop-traced-$v" "mro_rx_drop: .* $v\$" \
+        grep -m1 -E "mro_rx_drop: .* $v\$" "$LAB_OUT/drop-trace.txt"
 done
 lab_check hostile-h2-to-h1 hostile h2 10.98.0.1 -c "$all" -q "$q1" -Q "$r1" -P "$p1" -s 4
 lab_check hostile-h3-to-h2 hostile h3 10.98.0.2 -c "$all,live" -q "$q2" -Q "$r2" -P "$p2" -s 1

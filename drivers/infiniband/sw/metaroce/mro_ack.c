@@ -10,6 +10,7 @@
 #include "mro_psn.h"
 #include "mro_qp.h"
 #include "mro_rto.h"
+#include "mro_trace.h"
 
 /* IB RNR timer field (5 bits) to microseconds */
 static u32 mro_rnr_timer_us(u8 code)
@@ -253,6 +254,8 @@ static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
 	mro_qp_count(qp, a->syndrome == METAROCE_SYN_ACK ?
 		     MRO_CNT_ACKS_RCVD : a->syndrome == METAROCE_SYN_RNR_NAK ?
 		     MRO_CNT_RNR_NAK_RCVD : MRO_CNT_NAK_RCVD, 1);
+	if (a->syndrome != METAROCE_SYN_ACK)
+		trace_mro_nak(qp->qpn, false, a->nak_psn, a->syndrome);
 
 	switch (a->syndrome) {
 	case METAROCE_SYN_ACK:
@@ -542,6 +545,9 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 		goto unlock;
 	}
 	mro_qp_count(qp, MRO_CNT_RTO, 1);
+	trace_mro_rto(qp->qpn, qp->snd_una, qp->snd_nxt, qp->rto_us,
+		      min_t(u32, qp->backoff, U8_MAX),
+		      min_t(u32, qp->retry_left, U8_MAX));
 	/* the oldest PSN was known lost, its resend held by window or pacing */
 	if (mro_slot(qp, qp->snd_una)->state == MRO_TX_LOST)
 		mro_count(qp->dev->stats, MRO_CNT_RTO_RETX_HELD, 1);

@@ -13,6 +13,7 @@
 
 #include "mro_psn.h"
 #include "mro_qp.h"
+#include "mro_trace.h"
 
 /* bytes a data packet of @mtu payload takes on the wire (IPv4) */
 static u32 mro_cc_pkt_bytes(u32 mtu)
@@ -94,6 +95,7 @@ static void mro_cc_send_credit(struct mro_qp *qp, u32 grant,
 	mro_tx_seal(skb);
 	__skb_queue_tail(out, skb);
 	mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_SENT, 1);
+	trace_mro_credit(qp->qpn, grant);
 }
 
 #define MRO_CC_IDLE_MAX_US	1000000
@@ -385,9 +387,12 @@ static void mro_cc_feedback_done(struct mro_qp *qp, u32 dec)
 {
 	struct mro_cc_qp *c = &qp->cc;
 
-	if (c->cc.decreases != dec)
+	if (c->cc.decreases != dec) {
 		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,
 			  c->cc.decreases - dec);
+		trace_mro_cc_cut(qp->qpn, c->cc.cwnd_fp >> MRO_CC_FP_SHIFT,
+				 c->cc.decreases - dec, false);
+	}
 	c->pace_rate = c->cc.ops->pacing_rate(&c->cc,
 					      mro_cc_pkt_bytes(qp->mtu));
 }
@@ -477,9 +482,12 @@ void mro_cc_timeout(struct mro_qp *qp)
 	c->rto_retx = true;
 	mro_cc_undo_save(&c->cc);
 	c->cc.ops->on_timeout(&c->cc, mro_now_us());
-	if (c->cc.decreases != dec)
+	if (c->cc.decreases != dec) {
 		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,
 			  c->cc.decreases - dec);
+		trace_mro_cc_cut(qp->qpn, c->cc.cwnd_fp >> MRO_CC_FP_SHIFT,
+				 c->cc.decreases - dec, true);
+	}
 }
 
 /* the oldest PSN an RTO resent was acknowledged: was the RTO spurious? */

@@ -44,8 +44,13 @@ void mro_rec_lost(struct mro_qp *qp, u16 p, u32 seq, bool timeout)
 
 	if (mro_path_lost(&qp->paths, p, seq, timeout))
 		mro_rec_retire(qp, p);
-	if (qp->paths.path[p].suspends != suspends)
+	if (qp->paths.path[p].suspends != suspends) {
+		const struct mro_path *path = &qp->paths.path[p];
+
 		mro_count(qp->dev->stats, MRO_CNT_PATH_SUSPENDED, 1);
+		trace_mro_path_suspend(qp->qpn, p, path->sport,
+				       path->loss_ewma, path->srtt_us);
+	}
 }
 
 void mro_rec_echo_check(struct mro_qp *qp)
@@ -126,8 +131,8 @@ void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out)
 void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out)
 {
 	DECLARE_BITMAP(busy, MRO_MAX_PATHS);
+	u16 p, probed = 0;
 	u32 psn;
-	u16 p;
 
 	bitmap_zero(busy, MRO_MAX_PATHS);
 	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
@@ -141,6 +146,8 @@ void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out)
 		if (qp->paths.path[p].state != MRO_PATH_ACTIVE)
 			continue;
 		mro_send_probe(qp, p, qp->paths.path[p].next_seq++, 0, out);
+		probed++;
 	}
 	mro_count(qp->dev->stats, MRO_CNT_TLP, 1);
+	trace_mro_tlp(qp->qpn, qp->snd_una, qp->snd_nxt, probed);
 }

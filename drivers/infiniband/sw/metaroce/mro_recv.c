@@ -11,6 +11,7 @@
 #include <net/ipv6.h>
 
 #include "mro_qp.h"
+#include "mro_trace.h"
 
 static bool mro_ud_opcode(u8 op)
 {
@@ -105,6 +106,8 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	if (hdr->dqpn == METAROCE_QPN_MASK && mro_ud_opcode(hdr->opcode)) {
 		v = mro_mcast_rcv(dev, skb, hdr);
 		mro_rx_count(dev, NULL, v);
+		if (mro_rx_verdicts[v].reason != SKB_NOT_DROPPED_YET)
+			trace_mro_rx_drop(hdr->dqpn, hdr->psn, hdr->opcode, v);
 		mro_rx_free(skb, v);
 		return;
 	}
@@ -151,5 +154,7 @@ put:
 free:
 	if (!qp)
 		mro_rx_count(dev, NULL, v);
+	if (mro_rx_verdicts[v].reason != SKB_NOT_DROPPED_YET)
+		trace_mro_rx_drop(hdr->dqpn, hdr->psn, hdr->opcode, v);
 	mro_rx_free(skb, v);
 }

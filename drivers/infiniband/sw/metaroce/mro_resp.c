@@ -12,6 +12,7 @@
 
 #include "mro_psn.h"
 #include "mro_qp.h"
+#include "mro_trace.h"
 
 /* queue a packet that is all header (ACK, ATOMIC_RESP) for the peer */
 static bool mro_queue_hdr_only(struct mro_qp *qp, struct mro_hdr *hdr,
@@ -105,6 +106,7 @@ static void mro_nak(struct mro_qp *qp, const struct mro_hdr *req, u8 syn,
 		return;
 	mro_qp_count(qp, syn == METAROCE_SYN_RNR_NAK ?
 		     MRO_CNT_RNR_NAK_SENT : MRO_CNT_NAK_SENT, 1);
+	trace_mro_nak(qp->qpn, true, req->psn, syn);
 	mro_send_ack(qp, req, syn,
 		     syn == METAROCE_SYN_RNR_NAK ? qp->min_rnr_timer : 0,
 		     req->psn, out);
