@@ -30,7 +30,7 @@
 #     each other's QPs from the peers' own addresses (what an on-path spoofer
 #     could do).  The transfer may fail (RDMA has no authentication); the kernel
 #     must not: afterwards a fresh datacheck passes, the devices are deleted,
-#     the module unloads, and dmesg is clean.
+#     the module unloads (while h3 floods both devices), and dmesg is clean.
 # Files (--files): metaroce.ko, metaroce-lib.sh, datacheck, mro-hostile,
 # mro-idle.
 # Example:
@@ -290,9 +290,24 @@ wait $srv
 cp "$LAB_WORK"/dc2-*.log "$LAB_OUT/"
 lab_check_grep dc2-client "$DC_OK" cat "$LAB_WORK/dc2-client.log"
 lab_check_grep dc2-server "$DC_OK" cat "$LAB_WORK/dc2-server.log"
+# teardown under a flood: h3 keeps sending malformed and well-formed packets
+# at both devices (at QPNs of theirs, if any are left) while the links go
+# and the module unloads
+q2=$(live_qps mr2 lqpn); q1=$(live_qps mr1 lqpn)
+flood=""
+for i in 1 2 3 4; do
+    ip netns exec h3 timeout 120 python3 "$HOSTILE" "10.98.0.$((i % 2 + 1))" \
+        -c window,live,garbage -n 100000 -q "$q1,$q2" -s $((50 + i)) >/dev/null 2>&1 &
+    flood="$flood $!"
+done
+sleep 2
 lab_check link-delete-mr1 ip netns exec h1 rdma link delete mr1
 lab_check link-delete-mr2 ip netns exec h2 rdma link delete mr2
 lab_check mr1-gone mro_gone mr1
 lab_check mr2-gone mro_gone mr2
 lab_check rmmod-metaroce rmmod metaroce
+# shellcheck disable=SC2086 # the PIDs are words
+kill $flood 2>/dev/null
+# shellcheck disable=SC2086
+wait $flood
 lab_check dmesg-clean mro_dmesg_clean
