@@ -113,7 +113,7 @@ record() { # NAME RC
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
 # ucstream, collective, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
-# and for make install: Makefile, metaroce.conf, metaroce@.service);
+# mro-paths, and for make install: Makefile, metaroce.conf, metaroce@.service);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -124,7 +124,8 @@ vm_files() {
     [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
     [ -x tools/collective/collective ] && cp tools/collective/collective "$files/"
     cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
-    cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service "$files/"
+    cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \
+        "$files/"
     echo "$files"
 }
 

@@ -188,6 +188,9 @@ bw_run bw1 $((T - 60))
 lab_check qp-every-path-sent wait_paths mr1
 cp "$LAB_WORK/res-mr1.txt" "$LAB_OUT/res-mr1.txt"
 rdma resource show qp link mr2/1 -dd >"$LAB_OUT/res-mr2.txt" 2>&1
+# tools/mro-paths: two samples as JSON, the second with per-path rates
+[ -f "$LAB_FILES/mro-paths" ] &&
+    python3 "$LAB_FILES/mro-paths" -d mr1 -i 2 -n 2 --json >"$LAB_OUT/mro-paths.json" 2>&1
 # the auto counter: two samples while the transfer runs
 s1=$(rdma statistic qp show link mr1/1 2>&1)
 sleep 3
@@ -228,6 +231,10 @@ cp "$LAB_WORK"/bw1-*.out "$LAB_OUT/"
 printf '%s\n---\n%s\n' "$s1" "$s2" >"$LAB_OUT/qp-counter-auto.txt"
 printf '%s\n---\n%s\n' "$b1" "$b2" >"$LAB_OUT/qp-counter-bind.txt"
 lab_check_grep mr2-qp-has-8-paths 'paths 8 ' cat "$LAB_OUT/res-mr2.txt"
+# the second sample: a QP with 8 paths, each with a tx_pps rate, some above 0
+lab_check mro-paths-json-rates jq -e -s '.[1].qps | map(select((.paths | length) == 8 and
+    all(.paths[]; has("tx_pps")))) | length > 0 and
+    ([.[].paths[].tx_pps] | max) > 0' "$LAB_OUT/mro-paths.json"
 lab_check_grep qp-auto-counter 'cntn [0-9]+.*qp-type RC' echo "$s1"
 a1=$(stat_val "$s1" sent_pkts); a2=$(stat_val "$s2" sent_pkts)
 lab_check qp-auto-sent-grows sh -c "echo sent_pkts $a1 to $a2; test ${a2:-0} -gt ${a1:-0}"
