@@ -45,7 +45,7 @@ only=""
 with=""
 optin="debug bench"
 debug_scenarios="device verbs datacheck"
-# make test: within 45 minutes with warm caches
+# make test: the core scenarios (51 min on a clean clone, warm caches)
 scenarios="device verbs datacheck pyverbs hostile nvme"
 once_scenarios="fabric nfs"
 # make test-full adds: fabric and nfs on every dist, and the long scenarios
