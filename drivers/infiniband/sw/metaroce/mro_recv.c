@@ -71,50 +71,47 @@ static const struct {
 				   SKB_DROP_REASON_TCP_ACK_UNSENT_DATA },
 };
 
-/* count a verdict (on @qp and the port, or the port alone) */
-static void mro_rx_count(struct mro_dev *dev, struct mro_qp *qp,
-			 enum mro_rx_verdict v)
+/*
+ * The end of every received packet: its verdict counted (on @qp and the
+ * port, or the port alone), a refusal traced, the skb consumed or dropped
+ * with the verdict's reason.
+ */
+static void mro_rx_done(struct mro_dev *dev, struct mro_qp *qp,
+			struct sk_buff *skb, const struct mro_hdr *hdr,
+			enum mro_rx_verdict v)
 {
 	enum mro_counter c = mro_rx_verdicts[v].counter;
-
-	if (c == MRO_NR_COUNTERS)
-		return;
-	if (qp)
-		mro_qp_count(qp, c, 1);
-	else
-		mro_count(dev->stats, c, 1);
-}
-
-/* free @skb as the verdict says: consumed, or dropped with its reason */
-static void mro_rx_free(struct sk_buff *skb, enum mro_rx_verdict v)
-{
 	enum skb_drop_reason reason = mro_rx_verdicts[v].reason;
 
-	if (reason == SKB_NOT_DROPPED_YET)
+	if (c != MRO_NR_COUNTERS) {
+		if (qp)
+			mro_qp_count(qp, c, 1);
+		else
+			mro_count(dev->stats, c, 1);
+	}
+	if (reason == SKB_NOT_DROPPED_YET) {
 		consume_skb(skb);
-	else
-		kfree_skb_reason(skb, reason);
+		return;
+	}
+	trace_mro_rx_drop(hdr->dqpn, hdr->psn, hdr->opcode, v);
+	kfree_skb_reason(skb, reason);
 }
 
 void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	     const struct mro_hdr *hdr)
 {
 	enum mro_rx_verdict v = MRO_RXV_OK;
+	struct mro_qp *qp = NULL;
 	struct sk_buff_head out;
-	struct mro_qp *qp;
 
 	if (hdr->dqpn == METAROCE_QPN_MASK && mro_ud_opcode(hdr->opcode)) {
 		v = mro_mcast_rcv(dev, skb, hdr);
-		mro_rx_count(dev, NULL, v);
-		if (mro_rx_verdicts[v].reason != SKB_NOT_DROPPED_YET)
-			trace_mro_rx_drop(hdr->dqpn, hdr->psn, hdr->opcode, v);
-		mro_rx_free(skb, v);
-		return;
+		goto done;
 	}
 	qp = mro_qp_get(dev, hdr->dqpn);
 	if (!qp) {
 		v = MRO_RXV_NO_QP;
-		goto free;
+		goto done;
 	}
 	/* the packet's kind must match the QP's type and its peer */
 	if (mro_qp_is_ud(qp)) {
@@ -123,10 +120,8 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 	} else if (mro_ud_opcode(hdr->opcode) || hdr->sqpn != qp->dest_qpn) {
 		v = MRO_RXV_QP_MISMATCH;
 	}
-	if (v != MRO_RXV_OK) {
-		mro_rx_count(dev, qp, v);
-		goto put;
-	}
+	if (v != MRO_RXV_OK)
+		goto done;
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&qp->lock);
 	if (!mro_qp_is_ud(qp) && !mro_from_peer(qp, skb)) {
@@ -142,19 +137,14 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		else
 			v = mro_req_rcv(qp, hdr, skb, &out);
 	}
-	mro_rx_count(dev, qp, v);
 	mro_qp_queue_tx(qp, &out);
 	spin_unlock_bh(&qp->lock);
 	mro_qp_tx_drain(qp);
 	mro_qp_notify_cqs(qp);
 	if (qp->state == IB_QPS_ERR)
 		mro_qp_flush(qp);
-put:
-	mro_qp_put(qp);
-free:
-	if (!qp)
-		mro_rx_count(dev, NULL, v);
-	if (mro_rx_verdicts[v].reason != SKB_NOT_DROPPED_YET)
-		trace_mro_rx_drop(hdr->dqpn, hdr->psn, hdr->opcode, v);
-	mro_rx_free(skb, v);
+done:
+	mro_rx_done(dev, qp, skb, hdr, v);
+	if (qp)
+		mro_qp_put(qp);
 }
