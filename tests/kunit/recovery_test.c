@@ -130,31 +130,31 @@ static void loss_per_path(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_loss_reorder(8, 512), 27U);
 	/* seq 8 on the path, sent a reordering window later, delivered */
 	c = loss_ctx(9000, 102, 9, 5000 + 250);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_PATH);
 	/* sent right after it: the path may have reordered the two */
 	c = loss_ctx(9000, 102, 9, 5000 + 249);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* a late ACK backlog ("now" far ahead) changes nothing */
 	c = loss_ctx(5000 + 10000000, 102, 9, 5000 + 249);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* only itself (acked_next = seq + 1) or earlier delivered: not lost */
 	c = loss_ctx(9000, 102, 8, 9000);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	c = loss_ctx(9000, 102, 0, 9000);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* no transmission of its own: the path rule does not apply */
 	p.on_path = false;
 	c = loss_ctx(5000 + 1399, 102, 9, 9000);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* the path rule works beyond the highest SACKed PSN (probe echo) */
 	p.on_path = true;
 	c = loss_ctx(9000, 90, 9, 9000);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_PATH);
 	/* ... but not beyond what a (full) SACK could report */
 	c.known_end = 100;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	c.known_end = 101;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_PATH);
 }
 
 static void loss_reorder_fallback(struct kunit *test)
@@ -169,48 +169,111 @@ static void loss_reorder_fallback(struct kunit *test)
 	 * delivered.
 	 */
 	c = loss_ctx(9000, 100 + 28, 7, 5000 + 250);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
 	/* delivered ones left sooner after it: reordering, wait */
 	c = loss_ctx(9000, 100 + 28, 7, 5000 + 249);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	c = loss_ctx(5000 + 10000000, 100 + 28, 7, 5000 + 249);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* its path is 400 us slower than the fastest: 400 us more */
 	c = loss_ctx(9000, 100 + 28, 7, 5000 + 649);
 	c.fast_srtt_us = 600;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	c.acked_sent_us = 5000 + 650;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
 	/* ... but never more than srtt + 4 * rttvar (the old rule) */
 	c.fast_srtt_us = 0;
 	c.reo_steps = 8;
 	c.acked_sent_us = 5000 + 1399;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	c.acked_sent_us = 5000 + 1400;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
 	/* a faster path of its own adds nothing */
 	c = loss_ctx(9000, 100 + 28, 7, 5000 + 250);
 	c.fast_srtt_us = 2000;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
 	/* less than the reordering distance ahead: wait (RTO, probe) */
 	c = loss_ctx(5000 + 100000, 100 + 27, 7, 5000 + 100000);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* a small window: the distance shrinks with it (20 out: 5) */
 	c = loss_ctx(9000, 100 + 6, 7, 5000 + 250);
 	c.reorder = mro_loss_reorder(8, 20);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
 	c.highest_acked = 100 + 5;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* READ response slots: out for srtt + 4 * rttvar */
 	p.on_path = false;
 	c = loss_ctx(5000 + 1400, 100 + 28, 0, 0);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
 	c = loss_ctx(5000 + 1399, 100 + 28, 0, 5000 + 1399);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* nothing after it delivered at all */
 	p.on_path = true;
 	c = loss_ctx(5000 + 100000, 100, 0, 5000 + 100000);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
+}
+
+/*
+ * The reorder timer: with no later ACK, the time rules fire once the
+ * newest delivery has been known long enough (frontier_age_us).
+ */
+static void loss_reorder_timer(struct kunit *test)
+{
+	struct mro_loss_pkt p = { .psn = 100, .sent_us = 5000,
+				  .path_seq = 7, .on_path = true };
+	struct mro_loss_ctx c;
+	u32 wait;
+
+	/* its path's next packet, sent 100 us later, delivered: 150 us */
+	c = loss_ctx(9000, 102, 9, 5000 + 100);
+	wait = 0;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, &wait), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, wait, 150U);
+	c.frontier_age_us = 149;
+	wait = 0;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, &wait), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, wait, 1U);
+	c.frontier_age_us = 150;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_PATH);
+	/* a deadline already nearer is kept */
+	c.frontier_age_us = 0;
+	wait = 20;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, &wait), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, wait, 20U);
+	/* across paths, far behind, a delivery sent 50 us after it */
+	c = loss_ctx(9000, 100 + 28, 7, 5000 + 50);
+	wait = 0;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, &wait), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, wait, 200U);
+	c.frontier_age_us = 200;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
+	/* only deliveries sent after it count, however long they stood */
+	p.sent_us = 6000;
+	c = loss_ctx(9000, 100 + 28, 7, 5000 + 50);
+	c.frontier_age_us = 100000;
+	wait = 0;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, &wait), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, wait, 0U);
+	/* not the reordering distance behind: no deadline */
+	p.sent_us = 5000;
+	c = loss_ctx(9000, 100 + 27, 7, 5000 + 50);
+	c.frontier_age_us = 100000;
+	wait = 0;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, &wait), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, wait, 0U);
+	/* a resend the rules find lost waits out its guard */
+	p.retx = 1;
+	c = loss_ctx(5000 + 500, 102, 9, 5000 + 250);
+	wait = 0;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, &wait), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, wait, 500U);
+	/* a READ's response slot: out for srtt + 4 * rttvar */
+	p.retx = 0;
+	p.on_path = false;
+	c = loss_ctx(5000 + 400, 100 + 28, 0, 0);
+	wait = 0;
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, &wait), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, wait, 1000U);
 }
 
 static void loss_reorder_distance(struct kunit *test)
@@ -299,12 +362,12 @@ static void loss_reo_adapt(struct kunit *test)
 	/* two steps: both rules wait twice as long */
 	c = loss_ctx(9000, 100 + 28, 9, 5000 + 499);
 	c.reo_steps = 2;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	c.path_acked_sent_us = 5000 + 500;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_PATH);
 	c = loss_ctx(9000, 100 + 28, 7, 5000 + 500);
 	c.reo_steps = 2;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
 }
 
 static void loss_resend_guard(struct kunit *test)
@@ -316,13 +379,13 @@ static void loss_resend_guard(struct kunit *test)
 	/* resent: not declared lost again within one RTT (guard 2 ms) */
 	c = loss_ctx(5000 + 1999, 200, 20, 5000 + 1999);
 	c.guard_us = 2000;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	c.now_us = 5000 + 2000;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_PATH);
 	/* a first transmission has no guard */
 	p.retx = 0;
 	c.now_us = 5000 + 250;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_PATH);
 }
 
 static void loss_wrap(struct kunit *test)
@@ -333,21 +396,21 @@ static void loss_wrap(struct kunit *test)
 
 	/* PSN, path sequence and clock all wrap between send and ACK */
 	c = loss_ctx(0xffffff00U + 2000, 5, 1, 0xffffff00U + 250);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_PATH);
 	c = loss_ctx(0xffffff00U + 2000, 5, 0, 0xffffff00U + 250);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	c = loss_ctx(0xffffff00U + 2000, 0xfffffffeU + 28, 0,
 		     0xffffff00U + 1400);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
 	c = loss_ctx(0xffffff00U + 2000, 0xfffffffeU + 27, 0,
 		     0xffffff00U + 1400);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* the cross-path time rule across the clock wrap */
 	c = loss_ctx(0xffffff00U + 2000, 0xfffffffeU + 28, 0,
 		     0xffffff00U + 250);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_REORDER);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_REORDER);
 	c.acked_sent_us = 0xffffff00U + 249;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 }
 
 static void loss_adversarial(struct kunit *test)
@@ -358,27 +421,27 @@ static void loss_adversarial(struct kunit *test)
 
 	/* a send time in the future is never "out long enough" */
 	c = loss_ctx(4000, 1000, 100, 9000);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* a highest_acked half the space away reads as behind */
 	c = loss_ctx(5000 + 100000, 100 + 0x80000001U, 0, 5000 + 100000);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* a path_acked_next half the space away reads as behind */
 	c = loss_ctx(5000 + 100000, 100, 8 + 0x80000001U, 5000 + 100000);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* a delivered send time half the clock away reads as earlier */
 	c = loss_ctx(9000, 200, 9, 5000 + 0x80000001U);
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* an absurd step count or path spread cannot make it negative */
 	c = loss_ctx(9000, 200, 0, 5000 + 1399);
 	c.reo_steps = 255;
 	c.srtt_us = 0x7fffffffU;
 	c.fast_srtt_us = 1;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_NOT_LOST);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_NOT_LOST);
 	/* no RTT yet: the path rule fires on evidence alone */
 	c = loss_ctx(5000, 100, 9, 5000);
 	c.srtt_us = 0;
 	c.rttvar_us = 0;
-	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p), MRO_LOST_PATH);
+	KUNIT_EXPECT_EQ(test, mro_loss_check(&c, &p, NULL), MRO_LOST_PATH);
 }
 
 static void rtt_update(struct kunit *test)
@@ -1047,6 +1110,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(loss_scan_end),
 	KUNIT_CASE(loss_per_path),
 	KUNIT_CASE(loss_reorder_fallback),
+	KUNIT_CASE(loss_reorder_timer),
 	KUNIT_CASE(loss_reorder_distance),
 	KUNIT_CASE(loss_reo_window),
 	KUNIT_CASE(loss_reo_adapt),

@@ -109,8 +109,10 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, enum mro_acked_by by,
 		qp->paths.path[t->path].acked++;
 	} else if (t->on_path && t->path < qp->paths.n) {
 		mro_path_acked(&qp->paths, t->path, t->path_seq, t->sent_us);
-		if (mro_seq_after(t->sent_us, qp->acked_sent_us))
+		if (mro_seq_after(t->sent_us, qp->acked_sent_us)) {
 			qp->acked_sent_us = t->sent_us;
+			qp->acked_at_us = mro_now_us();
+		}
 		/* the peer acknowledged it on its path: that echo is owed */
 		if (by == MRO_ACKED_BY_ACK && mro_psn_self_acked(psn))
 			mro_path_echo_owed(&qp->paths, t->path, t->path_seq,
@@ -159,10 +161,12 @@ static void mro_advance_una(struct mro_qp *qp)
 		qp->rnr_left = qp->rnr_retry;
 		qp->backoff = 0;
 		qp->tlp_done = false;
-		if (qp->snd_una == qp->snd_nxt)
+		if (qp->snd_una == qp->snd_nxt) {
 			hrtimer_try_to_cancel(&qp->rto_timer);
-		else
+			hrtimer_try_to_cancel(&qp->reo_timer);
+		} else {
 			mro_arm_rto(qp);
+		}
 	}
 }
 
@@ -172,8 +176,9 @@ static void mro_advance_una(struct mro_qp *qp)
  * reordering distance that scales with the window.  A READ's response
  * slots count as transmissions of its READ_REQ (mro_send_new()).
  */
-static void mro_detect_loss(struct mro_qp *qp)
+static void mro_detect_loss(struct mro_qp *qp, bool timer)
 {
+	u32 wait = 0, lost = qp->lost;
 	struct mro_loss_ctx c = {
 		.now_us = mro_now_us(),
 		.highest_acked = qp->highest_acked,
@@ -188,6 +193,14 @@ static void mro_detect_loss(struct mro_qp *qp)
 				    qp->highest_acked, qp->late_tx_end);
 	u32 psn;
 
+	lockdep_assert_held(&qp->lock);
+	/*
+	 * The reorder timer judges at the time it was due (a late timer, in
+	 * a descheduled host, finds only what it was armed for); an ACK
+	 * judges by send times alone.
+	 */
+	if (timer && mro_seq_after(qp->reo_due_us, qp->acked_at_us))
+		c.frontier_age_us = qp->reo_due_us - qp->acked_at_us;
 	/* a lossless window has nothing before highest_acked to look at */
 	for (psn = qp->snd_una; mro_seq_before(psn, end); psn++) {
 		struct mro_txslot *t = mro_slot(qp, psn);
@@ -210,7 +223,7 @@ static void mro_detect_loss(struct mro_qp *qp)
 		c.path_acked_sent_us = p ? p->acked_sent_us : 0;
 		c.srtt_us = p && p->srtt_us ? p->srtt_us : qp->srtt_us;
 		c.rttvar_us = p && p->srtt_us ? p->rttvar_us : qp->rttvar_us;
-		if (mro_loss_check(&c, &pkt) == MRO_NOT_LOST)
+		if (mro_loss_check(&c, &pkt, &wait) == MRO_NOT_LOST)
 			continue;
 		t->state = MRO_TX_LOST;
 		t->fast_lost = true;
@@ -218,6 +231,14 @@ static void mro_detect_loss(struct mro_qp *qp)
 		mro_qp_count(qp, MRO_CNT_LOSS_DETECTED, 1);
 		if (p)	/* once per transmission (mro_path_lost()) */
 			mro_rec_lost(qp, t->path, t->path_seq, false);
+	}
+	if (timer)
+		mro_qp_count(qp, MRO_CNT_LOSS_TIMER, qp->lost - lost);
+	if (wait) {
+		qp->reo_due_us = mro_now_us() + wait;
+		hrtimer_start(&qp->reo_timer, ns_to_ktime((u64)wait *
+							  NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
 	}
 }
 
@@ -311,7 +332,7 @@ static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
 			    cum + 1 + nbits;
 	mro_advance_una(qp);
 	if (qp->snd_una != qp->snd_nxt)
-		mro_detect_loss(qp);
+		mro_detect_loss(qp, false);
 	if (qp->paths.owed)
 		mro_rec_echo_check(qp);
 	return MRO_RXV_OK;
@@ -372,7 +393,7 @@ static enum mro_rx_verdict mro_req_read_resp(struct mro_qp *qp,
 	/* the READ_REQ's send time; 0 from a responder that does not echo */
 	if (mro_resp_placed(qp, s, hdr->psn,
 			    hdr->msg.imm ? &hdr->msg.imm : NULL, err))
-		mro_detect_loss(qp);
+		mro_detect_loss(qp, false);
 	return MRO_RXV_OK;
 }
 
@@ -589,6 +610,35 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 	if (fired || qp->snd_una != qp->snd_nxt)
 		mro_arm_rto(qp);
 unlock:
+	mro_qp_queue_tx(qp, &out);
+	spin_unlock(&qp->lock);
+	mro_qp_tx_drain(qp);
+	mro_qp_notify_cqs(qp);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * The reorder timer (armed by mro_detect_loss()): no ACK came since, so
+ * the time rules declare lost what they would have by now, and the
+ * resends go out.
+ */
+enum hrtimer_restart mro_req_reo(struct hrtimer *timer)
+{
+	struct mro_qp *qp = container_of(timer, struct mro_qp, reo_timer);
+	struct sk_buff_head out;
+	u32 lost;
+
+	__skb_queue_head_init(&out);
+	spin_lock(&qp->lock);
+	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
+	    !qp->rnr_wait && qp->snd_una != qp->snd_nxt) {
+		lost = qp->lost;
+		mro_detect_loss(qp, true);
+		if (qp->lost != lost) {
+			mro_cc_loss(qp, lost);
+			mro_req_run(qp, &out, 64);
+		}
+	}
 	mro_qp_queue_tx(qp, &out);
 	spin_unlock(&qp->lock);
 	mro_qp_tx_drain(qp);

@@ -397,6 +397,17 @@ static void mro_cc_feedback_done(struct mro_qp *qp, u32 dec)
 					      mro_cc_pkt_bytes(qp->mtu));
 }
 
+void mro_cc_loss(struct mro_qp *qp, u32 old_lost)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	u32 dec = c->cc.decreases;
+
+	if (!c->on || qp->lost <= old_lost)
+		return;
+	c->cc.ops->on_loss(&c->cc, mro_now_us(), qp->lost - old_lost);
+	mro_cc_feedback_done(qp, dec);
+}
+
 void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 		u32 old_lost)
 {

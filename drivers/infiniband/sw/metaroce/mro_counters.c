@@ -45,6 +45,7 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_ACKS_PIGGY].name = "acks_piggybacked",
 	[MRO_CNT_RETRANSMITS].name = "retransmits",
 	[MRO_CNT_LOSS_DETECTED].name = "loss_detected",
+	[MRO_CNT_LOSS_TIMER].name = "loss_detected_timer",
 	[MRO_CNT_SPURIOUS_RETX].name = "spurious_retransmits",
 	[MRO_CNT_RTO].name = "rto_expired",
 	[MRO_CNT_SPURIOUS_RTO].name = "spurious_rtos",

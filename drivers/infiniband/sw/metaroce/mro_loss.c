@@ -28,39 +28,77 @@ u32 mro_loss_reo_wnd(u32 srtt, u32 rttvar, u8 steps, u32 spread)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_loss_reo_wnd);
 
+/* the earliest of *@wait_us and @us (0 in *@wait_us: none yet) */
+static void mro_loss_wait(u32 *wait_us, s64 us)
+{
+	u32 w = clamp_t(s64, us, 1, S32_MAX);
+
+	if (wait_us && (!*wait_us || w < *wait_us))
+		*wait_us = w;
+}
+
+/*
+ * The time rule: the newest delivery that left @gap after the packet
+ * (negative: before it) makes it lost once the frontier has stood long
+ * enough for @gap + age to reach @wnd; else, how much longer.
+ */
+static bool mro_loss_aged(const struct mro_loss_ctx *c, s32 gap, u32 wnd,
+			  u32 *wait_us)
+{
+	s64 have = (s64)gap + c->frontier_age_us;
+
+	if (have >= (s64)wnd)
+		return true;
+	mro_loss_wait(wait_us, (s64)wnd - have);
+	return false;
+}
+
 enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
-				     const struct mro_loss_pkt *p)
+				     const struct mro_loss_pkt *p,
+				     u32 *wait_us)
 {
 	u32 elapsed = c->now_us - p->sent_us;
 	u32 rto = c->srtt_us + 4 * c->rttvar_us;
-	u32 spread = 0;
+	enum mro_loss_verdict v = MRO_NOT_LOST;
+	u32 spread = 0, wnd;
+	s32 gap;
 	bool behind;
 
 	/* sent in the future (clock read races): not out long enough */
 	if ((s32)elapsed < 0)
 		return MRO_NOT_LOST;
-	/* the resend guard: not twice within one RTT */
-	if (p->retx && elapsed < c->guard_us)
-		return MRO_NOT_LOST;
 	if (p->on_path && c->path_acked_next &&
 	    mro_seq_before(p->psn, c->known_end) &&
-	    mro_seq_after(c->path_acked_next, p->path_seq + 1) &&
-	    (s32)(c->path_acked_sent_us - p->sent_us) >=
-	    (s32)mro_loss_reo_wnd(c->srtt_us, c->rttvar_us, c->reo_steps, 0))
-		return MRO_LOST_PATH;
+	    mro_seq_after(c->path_acked_next, p->path_seq + 1)) {
+		wnd = mro_loss_reo_wnd(c->srtt_us, c->rttvar_us, c->reo_steps,
+				       0);
+		gap = (s32)(c->path_acked_sent_us - p->sent_us);
+		if (mro_loss_aged(c, gap, wnd, wait_us))
+			v = MRO_LOST_PATH;
+	}
 	behind = mro_seq_before(p->psn + c->reorder, c->highest_acked) &&
 		 mro_seq_before(p->psn, c->highest_acked);
-	if (!behind)
+	if (v == MRO_NOT_LOST && behind && !p->on_path) {
+		if (elapsed >= rto)
+			v = MRO_LOST_REORDER;
+		else
+			mro_loss_wait(wait_us, rto - elapsed);
+	} else if (v == MRO_NOT_LOST && behind &&
+		   (s32)(c->acked_sent_us - p->sent_us) >= 0) {
+		if (c->fast_srtt_us && c->srtt_us > c->fast_srtt_us)
+			spread = c->srtt_us - c->fast_srtt_us;
+		wnd = mro_loss_reo_wnd(c->srtt_us, c->rttvar_us, c->reo_steps,
+				       spread);
+		gap = (s32)(c->acked_sent_us - p->sent_us);
+		if (mro_loss_aged(c, gap, wnd, wait_us))
+			v = MRO_LOST_REORDER;
+	}
+	/* the resend guard: not twice within one RTT */
+	if (v != MRO_NOT_LOST && p->retx && elapsed < c->guard_us) {
+		mro_loss_wait(wait_us, c->guard_us - elapsed);
 		return MRO_NOT_LOST;
-	if (!p->on_path)
-		return elapsed >= rto ? MRO_LOST_REORDER : MRO_NOT_LOST;
-	if (c->fast_srtt_us && c->srtt_us > c->fast_srtt_us)
-		spread = c->srtt_us - c->fast_srtt_us;
-	if ((s32)(c->acked_sent_us - p->sent_us) >=
-	    (s32)mro_loss_reo_wnd(c->srtt_us, c->rttvar_us, c->reo_steps,
-				  spread))
-		return MRO_LOST_REORDER;
-	return MRO_NOT_LOST;
+	}
+	return v;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_loss_check);
 

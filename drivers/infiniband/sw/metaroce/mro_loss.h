@@ -7,7 +7,13 @@
  * Times are compared between transmissions (when the delivered packet
  * was sent versus when this one was), not against "now": a sender that
  * was descheduled and reads a backlog of ACKs late does not find the
- * whole window lost.  The reordering window of a path is
+ * whole window lost.  Between ACKs, the reorder timer moves the delivery
+ * frontier on by the time since the newest delivery was learned, counted
+ * to when the timer was due (RACK, RFC 8985: a packet that left reo after
+ * this one and met the same delay would have been delivered by now), so a
+ * loss near a message's end, with no later ACK to reveal it, is found a
+ * reordering window after the last delivery instead of by the tail-loss
+ * probe's extra round trip.  The reordering window of a path is
  * reo = max(srtt / 4, rttvar) times the QP's adaptive step count (1 to
  * MRO_REO_STEPS_MAX, raised by each spurious fast retransmission, lowered
  * after MRO_REO_DECAY genuine ones), at most srtt + 4 * rttvar.  A PSN is
@@ -62,6 +68,7 @@ struct mro_loss_ctx {
 	u32 rttvar_us;
 	u32 fast_srtt_us;	/* smallest srtt of an active path; 0: none */
 	u8 reo_steps;		/* adaptive window multiplier (0 reads as 1) */
+	u32 frontier_age_us;	/* newest delivery known for; 0: an ACK */
 };
 
 enum mro_loss_verdict {
@@ -85,8 +92,14 @@ u32 mro_loss_reorder(u16 npaths, u32 inflight);
  */
 u32 mro_loss_reo_wnd(u32 srtt, u32 rttvar, u8 steps, u32 spread);
 
+/*
+ * Whether @p is lost.  When it is not yet but a time rule will make it
+ * so if no other ACK comes, *@wait_us (if @wait_us) is lowered to the
+ * time (us, at least 1) until then: the reorder timer's deadline.
+ */
 enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
-				     const struct mro_loss_pkt *p);
+				     const struct mro_loss_pkt *p,
+				     u32 *wait_us);
 
 /*
  * Adaptive reordering window (RACK's DSACK feedback, from the sender's

@@ -238,6 +238,8 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rto_timer.function = mro_req_rto;
 	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->rnr_timer.function = mro_req_rnr;
+	hrtimer_init(&qp->reo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->reo_timer.function = mro_req_reo;
 	INIT_WORK(&qp->tx_work, mro_req_tx_work);
 	INIT_WORK(&qp->post_work, mro_qp_post_work);
 	mro_cc_qp_create(qp);
@@ -426,6 +428,7 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->late_tx_end = qp->snd_una;
 		qp->win_closed = false;
 		qp->acked_sent_us = mro_now_us();
+		qp->acked_at_us = qp->acked_sent_us;
 		qp->snd_msn = 0;
 	}
 	/*
@@ -593,6 +596,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	cancel_work_sync(&qp->post_work);
 	hrtimer_cancel(&qp->rto_timer);
 	hrtimer_cancel(&qp->rnr_timer);
+	hrtimer_cancel(&qp->reo_timer);
 	mro_cc_qp_destroy(qp);
 	cancel_work_sync(&qp->tx_work);
 	__skb_queue_purge(&qp->txq);
@@ -622,6 +626,7 @@ static void mro_qp_enter_err(struct mro_qp *qp, int status, unsigned long ip)
 	qp->state = IB_QPS_ERR;
 	hrtimer_try_to_cancel(&qp->rto_timer);
 	hrtimer_try_to_cancel(&qp->rnr_timer);
+	hrtimer_try_to_cancel(&qp->reo_timer);
 }
 
 /* the driver moves the QP to ERR (not a modify): counted as qp_errors */

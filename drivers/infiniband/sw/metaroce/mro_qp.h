@@ -203,11 +203,14 @@ struct mro_qp {
 	bool tlp_done;			/* probed since the last progress */
 	u32 ack_known_end;		/* latest ACK reported PSNs before it */
 	u32 acked_sent_us;		/* latest send time of a delivered PSN */
+	u32 acked_at_us;		/* when acked_sent_us last moved */
+	u32 reo_due_us;			/* when reo_timer should fire */
 	struct mro_reo reo;		/* adaptive reordering window */
 	u32 late_tx_end;		/* snd_nxt when a resend/probe last left */
 	bool win_closed;		/* waits for the window to reopen */
 	struct hrtimer rto_timer;
 	struct hrtimer rnr_timer;
+	struct hrtimer reo_timer;	/* loss by time, between ACKs */
 	struct work_struct tx_work;
 	struct work_struct post_work;	/* doorbell of a post with IRQs off */
 	struct sk_buff_head txq;	/* built, not yet sent, in order */
@@ -378,6 +381,7 @@ void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 		       struct sk_buff_head *out);
 enum hrtimer_restart mro_req_rto(struct hrtimer *t);
 enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
+enum hrtimer_restart mro_req_reo(struct hrtimer *t);
 
 /* mro_recover.c: path health, re-probes, tail-loss probe, tracepoints */
 void mro_rec_lost(struct mro_qp *qp, u16 path, u32 seq, bool timeout);
