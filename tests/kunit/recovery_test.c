@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 
 #include "mro_loss.h"
+#include "mro_psn.h"
 #include "mro_path.h"
 #include "mro_pathscore.h"
 #include "mro_rto.h"
@@ -89,13 +90,34 @@ static void ack_bounds(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mro_ack_cum_ok(una - 513, una, nxt, 512));
 	KUNIT_EXPECT_FALSE(test, mro_ack_cum_ok(una + 0x80000000U, una, nxt,
 						512));
-	/* echoed path sequences: only ones we sent */
-	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(0xffffffffU, 2));
-	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(1, 2));
-	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(2, 2));
-	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(3, 2));
-	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(2 - (1U << 30) - 1, 2));
-	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(2 - (1U << 30), 2));
+	/* echoed path sequences: only ones we sent, four windows back */
+	KUNIT_EXPECT_EQ(test, mro_echo_span(512), 2048U);
+	KUNIT_EXPECT_EQ(test, mro_echo_span(1), 4U * MRO_ECHO_WIN_MIN);
+	KUNIT_EXPECT_EQ(test, mro_echo_span(0xffffffffU), 4U * MRO_WINDOW_MAX);
+	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(0xffffffffU, 2, 2048));
+	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(1, 2, 2048));
+	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(2, 2, 2048));
+	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(3, 2, 2048));
+	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(2 - 2048, 2, 2048));
+	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(2 - 2049, 2, 2048));
+	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(2 - (1U << 30), 2, 2048));
+	/* a NAK names a PSN still out, a fatal one the next expected */
+	KUNIT_EXPECT_TRUE(test, mro_nak_psn_ok(false, una, una, una, nxt));
+	KUNIT_EXPECT_TRUE(test, mro_nak_psn_ok(false, 3, 3, una, nxt));
+	KUNIT_EXPECT_FALSE(test, mro_nak_psn_ok(false, 4, 3, una, nxt));
+	KUNIT_EXPECT_FALSE(test, mro_nak_psn_ok(false, 2, 3, una, nxt));
+	KUNIT_EXPECT_FALSE(test, mro_nak_psn_ok(false, nxt, nxt, una, nxt));
+	KUNIT_EXPECT_FALSE(test, mro_nak_psn_ok(false, una - 1, una - 1, una,
+						nxt));
+	/* an RNR NAK may refuse any PSN out at or after the next expected */
+	KUNIT_EXPECT_TRUE(test, mro_nak_psn_ok(true, nxt - 1, una, una, nxt));
+	KUNIT_EXPECT_TRUE(test, mro_nak_psn_ok(true, 3, 3, una, nxt));
+	KUNIT_EXPECT_FALSE(test, mro_nak_psn_ok(true, 2, 3, una, nxt));
+	KUNIT_EXPECT_FALSE(test, mro_nak_psn_ok(true, nxt, una, una, nxt));
+	KUNIT_EXPECT_FALSE(test, mro_nak_psn_ok(true, una - 1, una - 1, una,
+						nxt));
+	/* nothing out: no NAK */
+	KUNIT_EXPECT_FALSE(test, mro_nak_psn_ok(true, nxt, nxt, nxt, nxt));
 }
 
 /*
@@ -607,6 +629,41 @@ static void loss_counted_once(struct kunit *test)
 	/* the sequence 0 of a fresh path is a transmission like any other */
 	KUNIT_EXPECT_FALSE(test, mro_path_lost(&ps, 3, 0, false));
 	KUNIT_EXPECT_EQ(test, ps.path[3].lost, 1ULL);
+	mro_paths_free(&ps);
+}
+
+/*
+ * Per-path sequences seeded at random values: a transmission's loss
+ * weighs on its path like any other (not taken for one sent before a
+ * revival), the echo of a transmission is taken, and the paths do not
+ * share one start.
+ */
+static void paths_seeded_seqs(struct kunit *test)
+{
+	struct mro_pathset ps;
+	bool distinct = false;
+	u32 seq;
+	u16 i;
+
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 99, GFP_KERNEL), 0);
+	mro_paths_seed_seqs(&ps);
+	for (i = 0; i < ps.n; i++) {
+		KUNIT_EXPECT_EQ(test, ps.path[i].epoch_seq, ps.path[i].next_seq);
+		if (ps.path[i].next_seq != ps.path[0].next_seq)
+			distinct = true;
+	}
+	KUNIT_EXPECT_TRUE(test, distinct);
+	KUNIT_EXPECT_FALSE(test, lose(&ps, 3, false));
+	KUNIT_EXPECT_EQ(test, ps.path[3].lost, 1ULL);
+	KUNIT_EXPECT_GT(test, ps.path[3].loss_ewma, 0);
+	seq = ps.path[5].next_seq++;
+	KUNIT_EXPECT_TRUE(test, mro_echo_seq_ok(seq, ps.path[5].next_seq,
+						mro_echo_span(512)));
+	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(seq + 1, ps.path[5].next_seq,
+						 mro_echo_span(512)));
+	KUNIT_EXPECT_FALSE(test, mro_echo_seq_ok(seq + 0x80000000U,
+						 ps.path[5].next_seq,
+						 mro_echo_span(512)));
 	mro_paths_free(&ps);
 }
 
@@ -1123,6 +1180,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(rto_wait_left),
 	KUNIT_CASE(retry_exhausted),
 	KUNIT_CASE(loss_counted_once),
+	KUNIT_CASE(paths_seeded_seqs),
 	KUNIT_CASE(loss_behind_delivery),
 	KUNIT_CASE(score_and_retire),
 	KUNIT_CASE(retire_probe_revive),

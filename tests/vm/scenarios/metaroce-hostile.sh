@@ -25,7 +25,10 @@
 #     then carry checked SENDs and WRITEs, rx_drop_error_ahead counts and
 #     nothing is NAKed.  A second one, receiving from an SRQ, gets "partial"
 #     (first packets of two messages that never finish) and is moved to ERR:
-#     the two SRQ WQEs those messages took must be flushed.
+#     the two SRQ WQEs those messages took must be flushed.  A third holds a
+#     SEND out (no receive WQE: RNR) while h2 forges "ackforge" ACKs and NAKs
+#     at its client: none may complete or fail it (rx_drop_ack_echo,
+#     rx_drop_ack_range count them); once the WQE is posted it arrives whole.
 #   phase 2: while ib_write_bw runs h1 -> h2, h1 and h2 send "live" packets at
 #     each other's QPs from the peers' own addresses (what an on-path spoofer
 #     could do).  The transfer may fail (RDMA has no authentication); the kernel
@@ -247,8 +250,16 @@ if lab_check idle-srq-up idle_qpns idle-srq; then
         -q "$isrv" -Q "$icli" -P 2000 -s 42
 fi
 idle_end idle-srq idle-srq-flushes-partial
+idle_start idle-pending --pending
+if lab_check idle-pending-up idle_qpns idle-pending; then
+    read -r icli isrv <<<"$(idle_qpns idle-pending)"
+    lab_check ackforge-at-idle-pending hostile h2 10.98.0.2 -c ackforge -n 40 \
+        -q "$icli" -Q "$isrv" -P 2000 -s 43
+fi
+idle_end idle-pending idle-pending-survives-ackforge
 a2=$(snap mr2)
-for c in rx_drop_dup_req rx_drop_error_ahead rx_srq_wqe_flushed; do
+for c in rx_drop_dup_req rx_drop_error_ahead rx_srq_wqe_flushed \
+    rx_drop_ack_echo rx_drop_ack_range; do
     d=$(delta "$b2" "$a2" "$c")
     lab_metric "idle_$c" "$d"
     lab_check "idle-counted-$c" test "$d" -gt 0

@@ -269,6 +269,21 @@ static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
 	/* an ACK for PSNs we never sent, or long acknowledged, is dropped */
 	if (!mro_ack_cum_ok(cum, qp->snd_una, qp->snd_nxt, qp->txwin))
 		return MRO_RXV_ACK_RANGE;
+	/* as is a NAK of a PSN not out, or not one the responder refuses */
+	if (a->syndrome != METAROCE_SYN_ACK &&
+	    !mro_nak_psn_ok(a->syndrome == METAROCE_SYN_RNR_NAK, a->nak_psn,
+			    cum, qp->snd_una, qp->snd_nxt))
+		return MRO_RXV_ACK_RANGE;
+	/*
+	 * Every ACK answers a transmission of ours and echoes its path and
+	 * per-path sequence, which started at a random value: one that names
+	 * none is not the peer's.
+	 */
+	if (a->echo_path >= qp->paths.n ||
+	    !mro_echo_seq_ok(a->echo_seq,
+			     qp->paths.path[a->echo_path].next_seq,
+			     mro_echo_span(qp->txwin)))
+		return MRO_RXV_ACK_ECHO;
 	/* a revived path forgets its old RTT before this sample */
 	mro_rec_echo(qp, a);
 	mro_rtt_sample(qp, a->ts_echo, a->echo_path);

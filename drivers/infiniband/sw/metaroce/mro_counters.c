@@ -29,6 +29,7 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_DROP_NO_WQE].name = "rx_drop_no_wqe",
 	[MRO_CNT_DROP_DUP_REQ].name = "rx_drop_dup_req",
 	[MRO_CNT_DROP_ACK_RANGE].name = "rx_drop_ack_range",
+	[MRO_CNT_DROP_ACK_ECHO].name = "rx_drop_ack_echo",
 	[MRO_CNT_DROP_ERR_AHEAD].name = "rx_drop_error_ahead",
 	[MRO_CNT_DROP_QP_STATE].name = "rx_drop_qp_state",
 	[MRO_CNT_DROP_BUSY].name = "rx_drop_busy",

@@ -8,8 +8,6 @@
 #include "mro_loss.h"
 #include "mro_psn.h"
 
-#define MRO_ECHO_SPAN		BIT(30)
-
 u32 mro_loss_reorder(u16 npaths, u32 inflight)
 {
 	return clamp_t(u32, inflight / 4, MRO_DUPTHRESH,
@@ -168,9 +166,28 @@ bool mro_ack_cum_ok(u32 cum, u32 una, u32 nxt, u32 txwin)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_ack_cum_ok);
 
-bool mro_echo_seq_ok(u32 echo_seq, u32 next_seq)
+bool mro_nak_psn_ok(bool rnr, u32 nak_psn, u32 cum, u32 una, u32 nxt)
+{
+	/* a PSN still out ... */
+	if (!mro_seq_in(nak_psn, una, nxt - una))
+		return false;
+	/*
+	 * ... that the responder refused: an RNR NAK's may lie ahead of its
+	 * next expected PSN, a fatal NAK's is that PSN
+	 */
+	return rnr ? !mro_seq_before(nak_psn, cum) : nak_psn == cum;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_nak_psn_ok);
+
+u32 mro_echo_span(u32 txwin)
+{
+	return 4 * clamp_t(u32, txwin, MRO_ECHO_WIN_MIN, MRO_WINDOW_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_echo_span);
+
+bool mro_echo_seq_ok(u32 echo_seq, u32 next_seq, u32 span)
 {
 	return mro_seq_before(echo_seq, next_seq) &&
-	       next_seq - echo_seq <= MRO_ECHO_SPAN;
+	       next_seq - echo_seq <= span;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_echo_seq_ok);

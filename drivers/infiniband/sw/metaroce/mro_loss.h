@@ -139,9 +139,27 @@ u16 mro_sack_next(const u64 sack[METAROCE_SACK_WORDS], u16 nbits, u16 from);
 bool mro_ack_cum_ok(u32 cum, u32 una, u32 nxt, u32 txwin);
 
 /*
- * An echoed per-path sequence can only name a transmission we made: it
- * lies before the path's next sequence, and not absurdly far back.
+ * A NAK names the PSN the responder refused: one still out (in [@una,
+ * @nxt)), at its next expected PSN (@cum) for a fatal NAK, at or after it
+ * for an RNR NAK (@rnr), which refuses every request behind the first.
  */
-bool mro_echo_seq_ok(u32 echo_seq, u32 next_seq);
+bool mro_nak_psn_ok(bool rnr, u32 nak_psn, u32 cum, u32 una, u32 nxt);
+
+/*
+ * An echoed per-path sequence can only name a transmission we made: it
+ * lies before the path's next sequence, and at most @span back.
+ */
+bool mro_echo_seq_ok(u32 echo_seq, u32 next_seq, u32 span);
+
+/*
+ * How far back an ACK's echo may reach on its path for a QP with a window
+ * of @txwin PSNs: four windows (one path may carry a whole window, some
+ * PSNs more than once, and probes), over a window of at least
+ * MRO_ECHO_WIN_MIN.  Per-path sequences start at random values, so a
+ * blind sender names a transmission once in 2^32 / span guesses (2^21 at
+ * the default window of 512).  An ACK older than that is stale anyway.
+ */
+#define MRO_ECHO_WIN_MIN	64
+u32 mro_echo_span(u32 txwin);
 
 #endif /* MRO_LOSS_H */

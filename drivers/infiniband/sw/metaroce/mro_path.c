@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* metaroce path set and the round-robin scheduler */
 #include <linux/errno.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -78,6 +79,17 @@ int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_paths_init);
+
+void mro_paths_seed_seqs(struct mro_pathset *ps)
+{
+	u16 i;
+
+	for (i = 0; i < ps->n; i++) {
+		ps->path[i].next_seq = get_random_u32();
+		ps->path[i].epoch_seq = ps->path[i].next_seq;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_paths_seed_seqs);
 
 void mro_paths_free(struct mro_pathset *ps)
 {

@@ -97,6 +97,11 @@ const struct mro_sched_ops *mro_sched_find(const char *name);
 
 int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp);
 void mro_paths_free(struct mro_pathset *ps);
+/*
+ * Start every path's sequence at a random value: an ACK must echo one of
+ * our transmissions (mro_echo_seq_ok()), which a blind sender cannot name.
+ */
+void mro_paths_seed_seqs(struct mro_pathset *ps);
 /* pick the path for the next packet and take its next sequence */
 u16 mro_path_pick(struct mro_pathset *ps, u32 *seq);
 /*

@@ -223,7 +223,8 @@ bool mro_path_echo(struct mro_pathset *ps, u16 p, u32 echo_seq, u32 ts_echo,
 	if (p >= ps->n)
 		return false;
 	path = &ps->path[p];
-	if (!mro_echo_seq_ok(echo_seq, path->next_seq) ||
+	if (!mro_echo_seq_ok(echo_seq, path->next_seq,
+			     mro_echo_span(MRO_WINDOW_MAX)) ||
 	    mro_seq_after(ts_echo, now_us))
 		return false;
 	mro_path_seen(path, echo_seq, ts_echo);

@@ -160,6 +160,7 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 			     GFP_KERNEL_ACCOUNT);
 	if (err)
 		return err;
+	mro_paths_seed_seqs(&qp->paths);
 	qp->paths.sched = mro_dev_sched(qp->dev);
 	return mro_routes_init(qp);
 }

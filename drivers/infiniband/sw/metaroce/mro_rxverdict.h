@@ -31,6 +31,7 @@ enum mro_rx_verdict {
 	MRO_RXV_QKEY,		/* UD: wrong Q_Key */
 	MRO_RXV_NO_WQE,		/* UD: no receive WQE */
 	MRO_RXV_ACK_RANGE,	/* ACK/NAK for PSNs never sent or long acked */
+	MRO_RXV_ACK_ECHO,	/* ACK/NAK echoing no transmission of ours */
 	MRO_RXV_STALE_RESP,	/* response that answers nothing outstanding */
 	MRO_RXV_BAD_FEEDBACK,	/* CREDIT granting past any window */
 	MRO_RXV_NR_VERDICTS

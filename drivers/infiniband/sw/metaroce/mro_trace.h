@@ -168,6 +168,7 @@ TRACE_DEFINE_ENUM(MRO_RXV_FAILED);
 TRACE_DEFINE_ENUM(MRO_RXV_QKEY);
 TRACE_DEFINE_ENUM(MRO_RXV_NO_WQE);
 TRACE_DEFINE_ENUM(MRO_RXV_ACK_RANGE);
+TRACE_DEFINE_ENUM(MRO_RXV_ACK_ECHO);
 TRACE_DEFINE_ENUM(MRO_RXV_STALE_RESP);
 TRACE_DEFINE_ENUM(MRO_RXV_BAD_FEEDBACK);
 
@@ -199,6 +200,7 @@ TRACE_EVENT(mro_rx_drop,
 				       { MRO_RXV_QKEY, "qkey" },
 				       { MRO_RXV_NO_WQE, "no_wqe" },
 				       { MRO_RXV_ACK_RANGE, "ack_range" },
+				       { MRO_RXV_ACK_ECHO, "ack_echo" },
 				       { MRO_RXV_STALE_RESP, "stale_resp" },
 				       { MRO_RXV_BAD_FEEDBACK, "bad_feedback" }))
 );
