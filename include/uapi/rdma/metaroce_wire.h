@@ -24,6 +24,15 @@
 #define METAROCE_DEFAULT_UDP_PORT	4796
 
 /*
+ * The UDP source ports of metaroce packets, one per path: 512-1023,
+ * privileged ports, which a local user without CAP_NET_BIND_SERVICE
+ * cannot send from (net.ipv4.ip_unprivileged_port_start, 1024 by
+ * default).  A receiver drops a datagram from any other source port.
+ */
+#define METAROCE_SPORT_BASE		0x0200
+#define METAROCE_SPORT_MASK		0x01ff
+
+/*
  * Receive-consuming messages (SEND*, WRITE_IMM) a responder tracks: an RC
  * requester starts message msn only once every message before
  * msn - METAROCE_MSG_WINDOW is acknowledged

@@ -48,20 +48,24 @@ ip link set v0 up
 lab_check admin-up mro_wait_state mr0 ACTIVE
 lab_check_grep link-downed-counted '^[1-9]' mro_counter mr0 link_downed
 
-# every packet is validated: a corrupted one is counted as a CRC drop
+# every packet is validated: a corrupted one from a path source port
+# (512-1023) is counted as a CRC drop, one from any other port before that
 before=$(mro_counter mr0 rx_drop_crc)
+before_sport=$(mro_counter mr0 rx_drop_sport)
 python3 - <<'PY'
 import socket, struct
 bth = struct.pack('>BBHIIIHHII', 0x10, 0x12, 0, 1, 2, 0, 0, 28 + 48, 0, 0)
 pkt = bth + bytes(48) + b'\xde\xad\xbe\xef'
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(('10.97.0.1', 0))
-for _ in range(3):
-    s.sendto(pkt, ('10.97.0.1', 4796))
+for sport in (600, 0):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(('10.97.0.1', sport))
+    for _ in range(3):
+        s.sendto(pkt, ('10.97.0.1', 4796))
 PY
 sleep 0.5
 after=$(mro_counter mr0 rx_drop_crc)
 lab_check crc-drop-counted test "$after" -ge $((before + 3))
+lab_check sport-drop-counted test "$(mro_counter mr0 rx_drop_sport)" -eq $((before_sport + 3))
 lab_log "rx_drop_crc $before -> $after"
 
 # bad input leaves nothing half-created
@@ -118,6 +122,7 @@ before=$(mro_counter mr3 rx_drop_crc)
 ip netns exec ns1 python3 -c "
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('0.0.0.0', 601))
 s.sendto(bytes([0x10, 0x12]) + bytes(90), ('10.96.0.1', 4796))"
 sleep 0.5
 lab_check netns-rx-path test "$(( $(mro_counter mr3 rx_drop_crc) + $(mro_counter mr3 rx_drop_hdr_len) ))" -gt "$before"

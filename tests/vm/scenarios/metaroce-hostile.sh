@@ -29,6 +29,9 @@
 #     SEND out (no receive WQE: RNR) while h2 forges "ackforge" ACKs and NAKs
 #     at its client: none may complete or fail it (rx_drop_ack_echo,
 #     rx_drop_ack_range count them); once the WQE is posted it arrives whole.
+#   phase 1c: an unprivileged user (uid 65534) on h1 and on h2 sends packets
+#     at mr2: they come from no path source port (512-1023), so every one is
+#     dropped before decode (rx_drop_sport) and nothing else counts them.
 #   phase 2: while ib_write_bw runs h1 -> h2, h1 and h2 send "live" packets at
 #     each other's QPs from the peers' own addresses (what an on-path spoofer
 #     could do).  The transfer may fail (RDMA has no authentication); the kernel
@@ -265,6 +268,27 @@ for c in rx_drop_dup_req rx_drop_error_ahead rx_srq_wqe_flushed \
     lab_check "idle-counted-$c" test "$d" -gt 0
 done
 lab_check idle-no-nak_sent test "$(delta "$b2" "$a2" nak_sent)" -eq 0
+
+# --- phase 1c: an unprivileged local user -----------------------------------
+lab_log "phase 1c: an unprivileged user on h1 and on h2 sends at mr2"
+install -m 0755 "$HOSTILE" /tmp/mro-hostile-user
+# unprivileged NS ARGS...: mro-hostile as uid 65534 (no path source port)
+unprivileged() {
+    local ns=$1
+    shift
+    ip netns exec "$ns" setpriv --reuid=65534 --regid=65534 --clear-groups \
+        timeout "$T" python3 /tmp/mro-hostile-user "$@"
+}
+b2=$(snap mr2)
+lab_check unprivileged-h1-to-h2 unprivileged h1 10.98.0.2 -c fields,live -n 100 -s 51
+lab_check unprivileged-h2-to-h2 unprivileged h2 10.98.0.2 -c fields,live -n 100 -s 52
+a2=$(snap mr2)
+d=$(delta "$b2" "$a2" rx_drop_sport)
+lab_metric unprivileged_rx_drop_sport "$d"
+lab_check unprivileged-all-dropped-sport test "$d" -eq 400
+for c in rx_drop_no_qp rx_drop_field rx_drop_qp_mismatch rx_drop_window; do
+    lab_check "unprivileged-no-$c" test "$(delta "$b2" "$a2" "$c")" -eq 0
+done
 
 # --- phase 2: spoofed packets from the peers' own addresses ------------------
 lab_log "phase 2: ib_write_bw h1 -> h2 while h1 and h2 send live spoofed packets"

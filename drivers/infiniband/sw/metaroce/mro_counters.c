@@ -14,6 +14,7 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_SENT_BYTES].name = "sent_bytes",
 	[MRO_CNT_RCVD_BYTES].name = "rcvd_bytes",
 	[MRO_CNT_DROP_SHORT].name = "rx_drop_short",
+	[MRO_CNT_DROP_SPORT].name = "rx_drop_sport",
 	[MRO_CNT_DROP_VERSION].name = "rx_drop_version",
 	[MRO_CNT_DROP_OPCODE].name = "rx_drop_opcode",
 	[MRO_CNT_DROP_HDR_LEN].name = "rx_drop_hdr_len",

@@ -110,6 +110,12 @@ static int mro_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		mro_count(dev->stats, MRO_CNT_DROP_SHORT, 1);
 		goto drop_dev;
 	}
+	/* not from a path's port: a local user's socket, or no metaroce */
+	if (!mro_sport_ok(ntohs(udp_hdr(skb)->source))) {
+		mro_count(dev->stats, MRO_CNT_DROP_SPORT, 1);
+		reason = SKB_DROP_REASON_SOCKET_FILTER;
+		goto drop_dev;
+	}
 	/* trust the UDP length only as far as it agrees with the skb */
 	len = min_t(unsigned int, skb->len, ntohs(udp_hdr(skb)->len));
 	if (len < sizeof(struct udphdr)) {

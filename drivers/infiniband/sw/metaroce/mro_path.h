@@ -10,10 +10,17 @@
 #define MRO_PATH_H
 
 #include <linux/types.h>
+#include <rdma/metaroce_wire.h>
 
 #define MRO_MAX_PATHS		64
-#define MRO_SPORT_BASE		0xc000
-#define MRO_SPORT_MASK		0x3fff
+#define MRO_SPORT_BASE		METAROCE_SPORT_BASE
+#define MRO_SPORT_MASK		METAROCE_SPORT_MASK
+
+/* a source port a metaroce sender may use (metaroce_wire.h) */
+static inline bool mro_sport_ok(u16 sport)
+{
+	return (sport & ~MRO_SPORT_MASK) == MRO_SPORT_BASE;
+}
 
 enum mro_path_state {
 	MRO_PATH_ACTIVE = 0,
