@@ -508,6 +508,22 @@ enum mro_rx_verdict mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 }
 
 /*
+ * The end of every requester timer: the packets it built queued in
+ * order, the lock dropped, then sent, and the CQs it completed into
+ * notified outside the lock.
+ */
+static enum hrtimer_restart mro_req_timer_done(struct mro_qp *qp,
+					       struct sk_buff_head *out)
+	__releases(&qp->lock)
+{
+	mro_qp_queue_tx(qp, out);
+	spin_unlock(&qp->lock);
+	mro_qp_tx_drain(qp);
+	mro_qp_notify_cqs(qp);
+	return HRTIMER_NORESTART;
+}
+
+/*
  * Whether the RTO that fired is early: no PSN after the oldest one out
  * was acknowledged yet, and the first of them that asks for an ACK
  * (mro_rto_left()) went out less than an RTO ago.  Then the timer waits
@@ -625,11 +641,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 	if (fired || qp->snd_una != qp->snd_nxt)
 		mro_arm_rto(qp);
 unlock:
-	mro_qp_queue_tx(qp, &out);
-	spin_unlock(&qp->lock);
-	mro_qp_tx_drain(qp);
-	mro_qp_notify_cqs(qp);
-	return HRTIMER_NORESTART;
+	return mro_req_timer_done(qp, &out);
 }
 
 /*
@@ -654,11 +666,7 @@ enum hrtimer_restart mro_req_reo(struct hrtimer *timer)
 			mro_req_run(qp, &out, 64);
 		}
 	}
-	mro_qp_queue_tx(qp, &out);
-	spin_unlock(&qp->lock);
-	mro_qp_tx_drain(qp);
-	mro_qp_notify_cqs(qp);
-	return HRTIMER_NORESTART;
+	return mro_req_timer_done(qp, &out);
 }
 
 enum hrtimer_restart mro_req_rnr(struct hrtimer *timer)
@@ -687,9 +695,5 @@ enum hrtimer_restart mro_req_rnr(struct hrtimer *timer)
 		}
 		mro_req_run(qp, &out, 64);
 	}
-	mro_qp_queue_tx(qp, &out);
-	spin_unlock(&qp->lock);
-	mro_qp_tx_drain(qp);
-	mro_qp_notify_cqs(qp);
-	return HRTIMER_NORESTART;
+	return mro_req_timer_done(qp, &out);
 }
