@@ -382,17 +382,24 @@ void mro_cc_sent(struct mro_qp *qp, u32 bytes)
 					gap * mro_cc_burst_pkts(qp));
 }
 
+/* count and trace the algorithm's window cuts since @dec (@rto: a timeout) */
+static void mro_cc_count_cuts(struct mro_qp *qp, u32 dec, bool rto)
+{
+	struct mro_cc_qp *c = &qp->cc;
+
+	if (c->cc.decreases == dec)
+		return;
+	mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE, c->cc.decreases - dec);
+	trace_mro_cc_cut(qp->qpn, c->cc.cwnd_fp >> MRO_CC_FP_SHIFT,
+			 c->cc.decreases - dec, rto);
+}
+
 /* after the algorithm saw feedback: count its cuts since @dec, re-pace */
 static void mro_cc_feedback_done(struct mro_qp *qp, u32 dec)
 {
 	struct mro_cc_qp *c = &qp->cc;
 
-	if (c->cc.decreases != dec) {
-		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,
-			  c->cc.decreases - dec);
-		trace_mro_cc_cut(qp->qpn, c->cc.cwnd_fp >> MRO_CC_FP_SHIFT,
-				 c->cc.decreases - dec, false);
-	}
+	mro_cc_count_cuts(qp, dec, false);
 	c->pace_rate = c->cc.ops->pacing_rate(&c->cc,
 					      mro_cc_pkt_bytes(qp->mtu));
 }
@@ -493,12 +500,7 @@ void mro_cc_timeout(struct mro_qp *qp)
 	c->rto_retx = true;
 	mro_cc_undo_save(&c->cc);
 	c->cc.ops->on_timeout(&c->cc, mro_now_us());
-	if (c->cc.decreases != dec) {
-		mro_count(qp->dev->stats, MRO_CNT_CC_DECREASE,
-			  c->cc.decreases - dec);
-		trace_mro_cc_cut(qp->qpn, c->cc.cwnd_fp >> MRO_CC_FP_SHIFT,
-				 c->cc.decreases - dec, true);
-	}
+	mro_cc_count_cuts(qp, dec, true);
 }
 
 /* the oldest PSN an RTO resent was acknowledged: was the RTO spurious? */
