@@ -33,7 +33,12 @@
 #          --report-only "trixie/pyverbs"   DIST/SCENARIO runs whose checks are
 #              reported (as XFAIL lines) but do not decide the result: only
 #              for a known, tracked gap, named in the open issue.
-# Results: out/test/<stage>/..., summary in out/test/summary.txt.
+#          -h, --help   this text
+# Progress: each step logs its number and the time left, estimated from the
+# last duration of each step, kept in $METAROCE_CACHE/test-durations.txt
+# (default /var/cache/metaroce).
+# Results: out/test/<stage>/..., summary in out/test/summary.txt; each failure
+# line names the step's log and results and the command that reruns only it.
 # The last line is "N passed, N failed" over all stages and VM checks.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -69,7 +74,12 @@ while [ $# -gt 0 ]; do
         --scenarios) scenarios=$2; shift 2 ;;
         --once-scenarios) once_scenarios=$2; shift 2 ;;
         --report-only) report_only=$2; shift 2 ;;
-        *) echo "unknown argument $1" >&2; exit 2 ;;
+        -h|--help)
+            # the header comment above, from its first line to the one before "set -uo"
+            sed -n '/^# tests\/run-all.sh:/,/^set -uo pipefail/{/^set /d; s/^# \{0,1\}//; p}' \
+                "$REPO/tests/run-all.sh"
+            exit 0 ;;
+        *) echo "unknown argument $1 (tests/run-all.sh --help lists the options)" >&2; exit 2 ;;
     esac
 done
 
@@ -90,10 +100,10 @@ dc=$REPO/tools/datacheck/datacheck
 budget_s=${MRO_TEST_BUDGET_S:-4800}
 grep -qw debug <<<"$only $with" && budget_s=${MRO_TEST_BUDGET_S:-86400}
 left_s() { echo $((budget_s - SECONDS)); }
-# not_started WHAT LABEL: WHAT is skipped, the budget being spent
+# not_started NAME LABEL: step NAME is skipped, the budget being spent
 not_started() {
     log "$1: not started, the run is over its budget (${budget_s}s)"
-    echo "FAIL $2 over-budget (not started)" >>"$summary"
+    echo "FAIL $2 over-budget (not started) -- $(hint "$1")" >>"$summary"
 }
 
 log() { printf '[test %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
@@ -103,12 +113,159 @@ want() {
     [ -z "$only" ] && grep -qw "$1" <<<"$optin" && ! grep -qw "$1" <<<"$with" && return 1
     ! grep -qw "$1" <<<"$skip"
 }
-record() { # NAME RC
+# record NAME RC: count step NAME as passed (RC 0) or failed; a failure names
+# its log and the command that reruns it
+record() {
+    local h
+    step_done "$1"
     if [ "$2" = 0 ]; then
         passed=$((passed + 1)); echo "PASS $1" >>"$summary"; log "PASS $1"
     else
-        failed=$((failed + 1)); echo "FAIL $1 (rc=$2)" >>"$summary"; log "FAIL $1 (rc=$2)"
+        h=$(hint "$1")
+        failed=$((failed + 1)); echo "FAIL $1 (rc=$2) -- $h" >>"$summary"
+        log "FAIL $1 (rc=$2) -- $h"
     fi
+}
+
+# q WORDS: WORDS as one shell word (double-quoted when empty or with spaces)
+q() {
+    case $1 in
+        '' | *' '*) printf '"%s"' "$1" ;;
+        *) printf '%s' "$1" ;;
+    esac
+}
+# hint NAME: where step NAME's log and results are, and the command that reruns only it
+hint() {
+    local n=$1 logf="" res="" cmd dist
+    case $n in
+        lint) logf=lint.log; cmd="tests/run-all.sh --only lint" ;;
+        build-matrix)
+            logf=matrix.log; cmd="tests/run-all.sh --only build --dists $(q "$dists")" ;;
+        kunit) logf=kunit.log; res=kunit; cmd="tests/run-all.sh --only kunit" ;;
+        debug-build)
+            logf=debug-build.log; cmd='tests/run-all.sh --only debug --debug-scenarios ""' ;;
+        debug-*)
+            logf=$n.log; res=$n
+            cmd="tests/run-all.sh --only debug --debug-scenarios ${n#debug-}" ;;
+        bench-smoke)
+            logf=bench.log; res=bench
+            cmd="tests/run-all.sh --only bench --dists ${dists%% *}" ;;
+        vm-*-module)
+            dist=${n#vm-}; dist=${dist%-module}
+            printf 'no out/%s/*/metaroce.ko, ' "$dist"
+            cmd="tests/run-all.sh --only build --dists $dist" ;;
+        vm-*)
+            logf=$n.log; res=$n; dist=${n#vm-}; dist=${dist%%-*}
+            cmd="tests/run-all.sh --only vm --dists $dist --scenarios ${n#vm-"$dist"-}"
+            cmd="$cmd --once-scenarios \"\"" ;;
+        *-build) logf=$n.log; cmd="make -C tools/${n%-build}" ;;
+        *) cmd="tests/run-all.sh" ;;
+    esac
+    [ -n "$logf" ] && [ -f "$OUT/$logf" ] && printf 'log %s, ' "${OUT#"$REPO"/}/$logf"
+    [ -n "$res" ] && [ -d "$OUT/$res" ] && printf 'results %s/, ' "${OUT#"$REPO"/}/$res"
+    printf 'rerun: %s\n' "$cmd"
+}
+
+# the steps of this run, in order, as `want` and the options select them
+steps=()
+want lint && steps+=(lint)
+want build && steps+=(build-matrix)
+want kunit && steps+=(kunit)
+if want vm; then
+    once=$once_scenarios
+    for dist in $dists; do
+        for sc in $scenarios $once; do
+            steps+=("vm-$dist-$sc")
+        done
+        once=""
+    done
+fi
+if want debug; then
+    steps+=(debug-build)
+    for sc in $debug_scenarios; do
+        steps+=("debug-$sc")
+    done
+fi
+want bench && steps+=(bench-smoke)
+step_i=0
+step_name=""
+step_t0=0
+
+# the last duration in seconds of each step ("NAME SECONDS" lines); none when
+# the cache is not writable
+durations=${METAROCE_CACHE:-/var/cache/metaroce}/test-durations.txt
+if ! mkdir -p "${durations%/*}" 2>/dev/null || ! [ -w "${durations%/*}" ]; then
+    durations=""
+fi
+declare -A took=()
+if [ -n "$durations" ] && [ -f "$durations" ]; then
+    while read -r n s; do
+        [ -n "$n" ] && [[ $s =~ ^[0-9]+$ ]] && took[$n]=$s
+    done <"$durations"
+fi
+
+# fmt_s SECONDS: 42s, 6m12s, 1h05m
+fmt_s() {
+    if [ "$1" -lt 60 ]; then
+        printf '%ds' "$1"
+    elif [ "$1" -lt 3600 ]; then
+        printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+    else
+        printf '%dh%02dm' $(($1 / 3600)) $(($1 % 3600 / 60))
+    fi
+}
+# fmt_left SECONDS: 42s under a minute, else rounded to the minute: 31m, 1h05m
+fmt_left() {
+    local m=$((($1 + 30) / 60))
+    if [ "$1" -lt 60 ]; then
+        printf '%ds' "$1"
+    elif [ "$m" -lt 60 ]; then
+        printf '%dm' "$m"
+    else
+        printf '%dh%02dm' $((m / 60)) $((m % 60))
+    fi
+}
+
+# step_start NAME [WHAT]: log that step NAME (running WHAT) starts, its number
+# and the time left by the last durations of it and the steps after it
+step_start() {
+    local i=$step_i n=${#steps[@]} s left=0 known=0 unknown=0 eta=""
+    while [ "$i" -lt "$n" ] && [ "${steps[i]}" != "$1" ]; do
+        i=$((i + 1))
+    done
+    # a step the plan did not foresee comes next
+    if [ "$i" -ge "$n" ]; then
+        i=$step_i; n=$((n + 1))
+        steps=("${steps[@]:0:i}" "$1" "${steps[@]:i}")
+    fi
+    step_i=$((i + 1)); step_name=$1; step_t0=$SECONDS
+    for s in "${steps[@]:i}"; do
+        if [ -n "${took[$s]:-}" ]; then
+            left=$((left + ${took[$s]})); known=$((known + 1))
+        else
+            unknown=$((unknown + 1))
+        fi
+    done
+    if [ "$known" -gt 0 ]; then
+        eta=", about $(fmt_left "$left") left"
+        [ "$unknown" = 1 ] && eta="$eta (1 step not timed yet)"
+        [ "$unknown" -gt 1 ] && eta="$eta ($unknown steps not timed yet)"
+    fi
+    log "step $step_i/$n $1${2:+ ($2)}: $(fmt_s "$SECONDS") so far$eta"
+}
+# step_done NAME: when NAME is the step running, keep its duration in $durations
+step_done() {
+    local t
+    [ "$1" = "$step_name" ] || return 0
+    step_name=""
+    t=$((SECONDS - step_t0))
+    took[$1]=$t
+    [ -n "$durations" ] || return 0
+    if { awk -v n="$1" '$1 != n' "$durations" 2>/dev/null; echo "$1 $t"; } \
+            >"$durations.$$" 2>/dev/null; then
+        mv -f "$durations.$$" "$durations" 2>/dev/null
+    fi
+    rm -f "$durations.$$"
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
@@ -132,17 +289,17 @@ vm_files() {
 # vm_scenario DIST SC FILES NAME LABEL TIMEOUT [run.sh args...]: run one scenario (results
 # in $OUT/NAME), count its checks; LABEL (DIST/SC) names it in the summary and --report-only
 vm_scenario() {
-    local dist=$1 sc=$2 files=$3 name=$4 label=$5 tmo=$6 script topo rc r p f
+    local dist=$1 sc=$2 files=$3 name=$4 label=$5 tmo=$6 script topo rc r p f h
     shift 6
     if [ "$(left_s)" -lt 180 ]; then
-        not_started "vm $name" "$label"
+        not_started "$name" "$label"
         record "$name" 1
         return 1
     fi
     [ "$(left_s)" -lt "$tmo" ] && tmo=$(left_s)
     script=tests/vm/scenarios/metaroce-$sc.sh
     topo=$(sed -n 's/^# metaroce-[a-z-]* (\([a-z]*\) topology[,)].*/\1/p' "$script")
-    log "vm $name ($topo)"
+    step_start "$name" "$topo"
     tests/vm/run.sh --dist "$dist" --topology "$topo" --scenario "$script" "$@" \
         --files "$files"/* \
         --out "$OUT/$name" --timeout "$tmo" >"$OUT/$name.log" 2>&1
@@ -168,24 +325,26 @@ vm_scenario() {
             jq -r --arg s "$label" '.checks[] | select(.ok | not) |
                 "XFAIL \($s) \(.name): \(.detail[0:300])"' "$r" >>"$summary"
         done
+        step_done "$name"
         echo "REPORT-ONLY $name (rc=$rc; known gap, not counted)" >>"$summary"
         log "$name: report only (rc=$rc)"
         return 0
     fi
     # every guest check counts
+    h=$(hint "$name")
     for r in "$OUT/$name"/*/result.json; do
         [ -f "$r" ] || continue
         p=$(jq '[.checks[] | select(.ok)] | length' "$r")
         f=$(jq '[.checks[] | select(.ok | not)] | length' "$r")
         passed=$((passed + p)); failed=$((failed + f))
-        jq -r --arg s "$label" '.checks[] | select(.ok | not) | "FAIL \($s) \(.name)"' \
-            "$r" >>"$summary"
+        jq -r --arg s "$label" --arg h "$h" \
+            '.checks[] | select(.ok | not) | "FAIL \($s) \(.name) -- \($h)"' "$r" >>"$summary"
     done
     record "$name" $rc
 }
 
 if want lint; then
-    log "lint"
+    step_start lint
     scripts/lint.sh >"$OUT/lint.log" 2>&1
     rc=$?
     tail -n 20 "$OUT/lint.log"
@@ -193,7 +352,7 @@ if want lint; then
 fi
 
 if want build; then
-    log "build matrix: $dists"
+    step_start build-matrix "$dists"
     # shellcheck disable=SC2086
     scripts/matrix.sh $dists >"$OUT/matrix.log" 2>&1
     rc=$?
@@ -202,7 +361,7 @@ if want build; then
 fi
 
 if want kunit; then
-    log "kunit"
+    step_start kunit
     tests/kunit/run.sh --outdir "$OUT/kunit" >"$OUT/kunit.log" 2>&1
     rc=$?
     tail -n 25 "$OUT/kunit.log"
@@ -239,7 +398,7 @@ if want vm; then
 fi
 
 if want debug; then
-    log "debug kernel: build (cached after the first run) and metaroce.ko W=1 for it"
+    step_start debug-build "debug kernel, cached after the first run, and metaroce.ko W=1 for it"
     dk=$(scripts/debug-kernel.sh kernel 2>"$OUT/debug-build.log" | tail -n1)
     ko=$(scripts/debug-kernel.sh module 2>>"$OUT/debug-build.log" | tail -n1)
     tail -n 5 "$OUT/debug-build.log"
@@ -262,14 +421,14 @@ fi
 if want bench; then
     bdist=${dists%% *}
     bko=$(ls "$REPO"/out/"$bdist"/*/metaroce.ko 2>/dev/null | head -n1)
-    log "bench smoke on $bdist (numbers reported, not judged)"
     # its VMs' own timeouts add up to ~40 min at worst: it starts only with
     # 8 min of the budget left (a passing smoke takes ~6 min) and is cut at
     # the budget's end
     if [ "$(left_s)" -lt 480 ]; then
-        not_started "bench smoke" bench
+        not_started bench-smoke bench
         rc=1
     else
+        step_start bench-smoke "on $bdist, numbers reported, not judged"
         timeout -k 30 "$(left_s)" tests/vm/bench.sh --profile smoke --dist "$bdist" \
             --out "$OUT/bench" ${bko:+--ko "$bko"} >"$OUT/bench.log" 2>&1
         rc=$?
