@@ -14,16 +14,19 @@
 #                                [--size 131072] [--patterns "alltoall incast ring"]
 #                                [--impairs "clean loss1 spinedown blackhole clean2"]
 #                                [--mro-params "cc_algo=off ..."] [--ko metaroce.ko] [--out DIR]
+#                                [--trace "mro_rto mro_tlp"]
 #
 # Defaults as shown; --out out/bench-collective/<UTC time>.  The module is
 # built (scripts/matrix.sh) unless --ko names one.  One VM (one vCPU, TCG):
 # every host, switch and transport shares that CPU, so the times are those
 # of this lab, to be read as ratios between transports and impairments.
+# --trace records those metaroce tracepoints during each metaroce run
+# (DIR/run/vm/coll-*.trace, trace_clock mono as the .raw start times).
 set -euo pipefail
 main() {
 	local caller=$PWD repo dist=bookworm ko="" out="" iters=50 size=131072
 	local patterns="alltoall incast ring" impairs="clean loss1 spinedown blackhole clean2"
-	local params=""
+	local params="" trace=""
 	repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -33,6 +36,7 @@ main() {
 		--patterns) patterns=$2; shift 2 ;;
 		--impairs) impairs=$2; shift 2 ;;
 		--mro-params) params=$2; shift 2 ;;
+		--trace) trace=$2; shift 2 ;;
 		--ko) ko=$(cd "$caller" && realpath "$2"); shift 2 ;;
 		--out) out=$2; shift 2 ;;
 		-h|--help) sed -n '4,/^set -e/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
@@ -67,6 +71,7 @@ main() {
 		echo "COLL_IMPAIRS=\"$impairs\""
 		echo "COLL_MODPARAMS=\"$params\""
 		echo "COLL_TCP_UNCHECKED=1"
+		echo "COLL_TRACE=\"$trace\""
 	} >"$out/files/collective.conf"
 	log "collective on $dist: $patterns; $impairs; $iters iterations of $size B"
 	local rc=0

@@ -5,7 +5,7 @@
 
 DIR holds the files metaroce-collective.sh wrote: coll-IMPAIR-PATTERN-TRANSPORT.txt
 (tools/collective's summary and last line) and .raw (one line per collective:
-"coll ITER US", and per flow: "flow ITER SRC DST STEP US").  Prints a markdown
+"coll ITER US START", and per flow: "flow ITER SRC DST STEP US").  Prints a markdown
 table per pattern: collective FCT p50/p99/max, flow FCT p50/p99/max, the
 collective p99 over the same transport's clean p99, whether every iteration
 completed; with --plot, the CDF of the collective FCT per transport and

@@ -29,7 +29,10 @@
  *
  * Output: a summary in the style of the OSU benchmarks (percentiles of the
  * collective's completion time and of single flows, in microseconds), and
- * with --raw FILE one line per collective and per flow.  Exit status 0 only
+ * with --raw FILE one line per collective ("coll ITER US START", START its
+ * CLOCK_MONOTONIC start in seconds, the clock of tracefs's trace_clock "mono")
+ * and per flow ("flow ITER SRC DST STEP US"), and over RDMA each QP once
+ * ("qp HOST PEER QPN").  Exit status 0 only
  * when every iteration completed within --timeout seconds with no error
  * completion and no mismatch.
  */
@@ -742,13 +745,19 @@ static FILE *raw;
 /* after every thread passed the iteration's closing barrier */
 static void record(int iter)
 {
+	static bool qps_listed;
 	double start = 1e300, end = 0, t;
 	int h, s, d, st;
 
 	for (h = 0; h < cfg.nhosts; h++) {
 		if (hosts[h].start_t < start)
 			start = hosts[h].start_t;
+		for (d = 0; !qps_listed && raw && d < cfg.nhosts; d++) {
+			if (cfg.transport == TR_RDMA && hosts[h].qp[d])
+				fprintf(raw, "qp %d %d %#x\n", h, d, hosts[h].qp[d]->qp_num);
+		}
 	}
+	qps_listed = true;
 	for (d = 0; d < cfg.nhosts; d++) {
 		for (s = 0; s < cfg.nhosts; s++) {
 			for (st = 0; st < nsteps(); st++) {
@@ -777,7 +786,7 @@ static void record(int iter)
 		return;
 	coll_fct[ncoll++] = end - start;
 	if (raw)
-		fprintf(raw, "coll %d %.1f\n", iter, end - start);
+		fprintf(raw, "coll %d %.1f %.6f\n", iter, end - start, start / 1e6);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -38,7 +38,10 @@
 # blackhole is skipped; 1 runs and reports it, as make bench-collective does),
 # COLL_SIZE (131072), COLL_PATTERNS, COLL_TRANSPORTS, COLL_IMPAIRS,
 # COLL_TIMEOUT_S (60: one iteration), COLL_CONVERGE_S (1), COLL_MTU (9000),
-# COLL_MODPARAMS (more metaroce module parameters, e.g. cc_algo=off).
+# COLL_MODPARAMS (more metaroce module parameters, e.g. cc_algo=off),
+# COLL_TRACE (empty; a list of metaroce tracepoints, e.g. "mro_rto mro_tlp",
+# recorded during each metaroce run into .trace with trace_clock mono, the
+# clock of the .raw file's collective start times).
 # Files (--files): metaroce.ko, metaroce-lib.sh, collective (tools/collective).
 # Example:
 #   tests/vm/run.sh --dist bookworm --topology netns --timeout 1800 \
@@ -61,6 +64,8 @@ COLL_TIMEOUT_S=${COLL_TIMEOUT_S:-60}
 COLL_CONVERGE_S=${COLL_CONVERGE_S:-1}
 COLL_MTU=${COLL_MTU:-9000}
 COLL_MODPARAMS=${COLL_MODPARAMS:-}
+COLL_TRACE=${COLL_TRACE:-}
+TR=/sys/kernel/tracing
 COLL=$LAB_FILES/collective
 HOSTS="1 2 3 4 5 6 7 8"
 LEAVES="1 2 3 4"
@@ -230,6 +235,22 @@ port_counters() {
     done | awk -F: '{ s[$1] += $2 } END { for (k in s) print k, s[k] }' | sort
 }
 
+# trace_start / trace_stop FILE: COLL_TRACE's events during one run
+trace_start() {
+    local e
+    [ -d "$TR/events" ] || mount -t tracefs nodev "$TR"
+    echo 16384 >"$TR/buffer_size_kb"
+    echo mono >"$TR/trace_clock"
+    echo >"$TR/trace"
+    for e in $COLL_TRACE; do
+        echo 1 >"$TR/events/metaroce/$e/enable"
+    done
+}
+trace_stop() {
+    echo 0 >"$TR/events/metaroce/enable"
+    cp "$TR/trace" "$1"
+}
+
 # run_one IMPAIR PATTERN TRANSPORT: one collective run; 0 if it passed
 run_one() {
     local imp=$1 pat=$2 tr=$3 base ev rc evargs=()
@@ -238,11 +259,13 @@ run_one() {
     [ -n "$ev" ] && evargs=(--event "bash $ev" --event-at $((COLL_ITERS / 3)))
     impair_before "$imp"
     port_counters >"$LAB_WORK/counters-before"
+    [ "$tr" = rdma ] && [ -n "$COLL_TRACE" ] && trace_start
     rc=0
     "$COLL" --hosts "$SPEC" --transport "$tr" --pattern "$pat" --size "$COLL_SIZE" \
         --iters "$COLL_ITERS" --timeout "$COLL_TIMEOUT_S" --raw "$base.raw" \
         "${evargs[@]}" >"$base.txt" 2>&1 || rc=$?
     impair_after "$imp"
+    [ "$tr" = rdma ] && [ -n "$COLL_TRACE" ] && trace_stop "$base.trace"
     if [ "$tr" = rdma ]; then
         port_counters | join - "$LAB_WORK/counters-before" |
             awk '$2 != $3 { print $1, $2 - $3 }' >"$base.counters"
