@@ -148,6 +148,25 @@ static void rxwin_ack_now(struct kunit *test)
 	mro_rxwin_free(&w);
 }
 
+/* a PROBE is answered in the window or up to a window behind its base */
+static void rxwin_probe_psn(struct kunit *test)
+{
+	struct mro_rxwin w;
+	u32 base = 5;	/* the window [5, 261) straddles the PSN wrap behind */
+
+	KUNIT_ASSERT_EQ(test, mro_rxwin_init(&w, 256, base, GFP_KERNEL), 0);
+	/* the sender's next PSN: from the base to size past it */
+	KUNIT_EXPECT_TRUE(test, mro_rxwin_probe_ok(&w, base));
+	KUNIT_EXPECT_TRUE(test, mro_rxwin_probe_ok(&w, base + 256));
+	KUNIT_EXPECT_FALSE(test, mro_rxwin_probe_ok(&w, base + 257));
+	/* overtaken by later data: behind the base, across the wrap */
+	KUNIT_EXPECT_TRUE(test, mro_rxwin_probe_ok(&w, base - 1));
+	KUNIT_EXPECT_TRUE(test, mro_rxwin_probe_ok(&w, base - 256));
+	KUNIT_EXPECT_FALSE(test, mro_rxwin_probe_ok(&w, base - 257));
+	KUNIT_EXPECT_FALSE(test, mro_rxwin_probe_ok(&w, base + 0x80000000U));
+	mro_rxwin_free(&w);
+}
+
 static void rxwin_out_of_order(struct kunit *test)
 {
 	u64 sack[METAROCE_SACK_WORDS];
@@ -319,6 +338,7 @@ static struct kunit_case metaroce_transport_cases[] = {
 	KUNIT_CASE(rxwin_in_order),
 	KUNIT_CASE(rxwin_stale),
 	KUNIT_CASE(rxwin_ack_now),
+	KUNIT_CASE(rxwin_probe_psn),
 	KUNIT_CASE(rxwin_out_of_order),
 	KUNIT_CASE(rxwin_wrap),
 	KUNIT_CASE(rxwin_adversarial),

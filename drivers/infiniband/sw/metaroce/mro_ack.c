@@ -372,6 +372,17 @@ static bool mro_resp_placed(struct mro_qp *qp, struct mro_swqe *s, u32 psn,
 }
 
 /*
+ * A response for a PSN the window already passed (behind snd_una, at
+ * most a window back): the answer to a request resent while its first
+ * answer was on its way, arriving after the WQE completed.  Taken as a
+ * duplicate: nothing of it is used.
+ */
+static bool mro_resp_late(const struct mro_qp *qp, u32 psn)
+{
+	return mro_seq_in(psn, qp->snd_una - qp->txwin, qp->txwin);
+}
+
+/*
  * A READ response: placed into the WQE's local buffer if it is one we
  * asked for and still wait for (MRO_RXV_OK); only then does its CE mark
  * count.
@@ -384,12 +395,14 @@ static enum mro_rx_verdict mro_req_read_resp(struct mro_qp *qp,
 	struct mro_swqe *s;
 	int err;
 
+	if (mro_resp_late(qp, hdr->psn))
+		return MRO_RXV_DUP;
 	s = mro_swqe_of_psn(qp, hdr->psn);
 	if (!s || s->opcode != IB_WR_RDMA_READ)
 		return MRO_RXV_STALE_RESP;
 	t = mro_slot(qp, hdr->psn);
 	if (t->state == MRO_TX_ACKED)
-		return MRO_RXV_STALE_RESP;	/* duplicate */
+		return MRO_RXV_DUP;	/* the answer to a resend, or its twin */
 	/* the responder is not trusted: the packet must be what we asked */
 	if (hdr->msg.offset != t->offset || hdr->payload_len != t->len)
 		return MRO_RXV_FIELD;
@@ -421,13 +434,15 @@ static enum mro_rx_verdict mro_req_atomic_resp(struct mro_qp *qp,
 	u64 val = hdr->orig;	/* host order, as IB returns it */
 	int err;
 
+	if (mro_resp_late(qp, hdr->psn))
+		return MRO_RXV_DUP;
 	s = mro_swqe_of_psn(qp, hdr->psn);
 	if (!s || (s->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 		   s->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
 		return MRO_RXV_STALE_RESP;
 	t = mro_slot(qp, hdr->psn);
 	if (t->state == MRO_TX_ACKED)
-		return MRO_RXV_STALE_RESP;
+		return MRO_RXV_DUP;
 	err = mro_sge_copy(qp->dev, qp->ibqp.pd, mro_swqe_sges(qp, t->swqe),
 			   s->num_sge, 0, &val, sizeof(val), MRO_COPY_TO_MEM,
 			   IB_ACCESS_LOCAL_WRITE);

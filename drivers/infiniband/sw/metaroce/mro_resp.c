@@ -847,11 +847,11 @@ enum mro_rx_verdict mro_resp_probe(struct mro_qp *qp,
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		return MRO_RXV_QP_STATE;
 	/*
-	 * Its PSN is its sender's next one, which lies in our receive
-	 * window (the sender keeps inside our grant): nothing else can be
-	 * answered, nor its CE mark or port change taken.
+	 * Its PSN is its sender's next one when it left (the sender keeps
+	 * inside our grant), perhaps overtaken since by later data: nothing
+	 * else can be answered, nor its CE mark or port change taken.
 	 */
-	if (!mro_seq_in(hdr->psn, qp->rxwin.base, qp->rxwin.size + 1))
+	if (!mro_rxwin_probe_ok(&qp->rxwin, hdr->psn))
 		return MRO_RXV_WINDOW;
 	if (hdr->ce)		/* echoed like a marked request */
 		qp->ecn_ce++;

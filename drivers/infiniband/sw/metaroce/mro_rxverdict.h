@@ -4,7 +4,8 @@
  * decoder (mro_wire.c): every handler of the receive path returns one of
  * these.  MRO_RXV_OK means the transport took the packet: placed it,
  * executed it, answered it or applied its acknowledgment; a duplicate
- * (MRO_RXV_DUP) is answered again and counted; both are consume_skb()d.
+ * (MRO_RXV_DUP: a request answered again, or a response to a PSN already
+ * placed, as a resent request brings) is counted; both are consume_skb()d.
  * Every other verdict names the acceptance rule (protocol.rst, "Receive
  * validation" onwards) that refused the packet, before it changed any
  * sender, receiver or congestion state: the dispatcher (mro_rcv()) counts
@@ -22,7 +23,7 @@ enum mro_rx_verdict {
 	MRO_RXV_QP_STATE,	/* the QP takes no such packet in its state */
 	MRO_RXV_FIELD,		/* a field the QP cannot take */
 	MRO_RXV_WINDOW,		/* PSN or message outside every window */
-	MRO_RXV_DUP,		/* received before: acknowledged again */
+	MRO_RXV_DUP,		/* received before: answered again, or ignored */
 	MRO_RXV_DUP_REQ,		/* duplicate READ/atomic with nothing to replay */
 	MRO_RXV_ERR_AHEAD,	/* fails ahead of the next PSN: judged when resent */
 	MRO_RXV_KEY_WAIT,	/* behind a key fence: resent later */
@@ -32,7 +33,7 @@ enum mro_rx_verdict {
 	MRO_RXV_NO_WQE,		/* UD: no receive WQE */
 	MRO_RXV_ACK_RANGE,	/* ACK/NAK for PSNs never sent or long acked */
 	MRO_RXV_ACK_ECHO,	/* ACK/NAK echoing no transmission of ours */
-	MRO_RXV_STALE_RESP,	/* response that answers nothing outstanding */
+	MRO_RXV_STALE_RESP,	/* response to no outstanding READ/atomic */
 	MRO_RXV_BAD_FEEDBACK,	/* CREDIT granting past any window */
 	MRO_RXV_NR_VERDICTS
 };

@@ -116,6 +116,12 @@ bool mro_rxwin_has_hole(const struct mro_rxwin *w)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_rxwin_has_hole);
 
+bool mro_rxwin_probe_ok(const struct mro_rxwin *w, u32 psn)
+{
+	return mro_seq_in(psn, w->base - w->size, 2 * w->size + 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_rxwin_probe_ok);
+
 void mro_rxwin_sack(const struct mro_rxwin *w,
 		    u64 sack[METAROCE_SACK_WORDS], u16 *nbits)
 {

@@ -55,6 +55,12 @@ bool mro_rxwin_ack_now(const struct mro_rxwin *w, u32 psn);
 /* whether PSNs beyond base have arrived (a hole exists) */
 bool mro_rxwin_has_hole(const struct mro_rxwin *w);
 /*
+ * Whether a PROBE naming @psn (its sender's next PSN when it left) may be
+ * answered: in the window (base to size past it), or up to size behind
+ * the base, where data sent after it on other paths leaves it.
+ */
+bool mro_rxwin_probe_ok(const struct mro_rxwin *w, u32 psn);
+/*
  * SACK of the PSNs after base: bit i of @sack set when base + 1 + i has
  * arrived; *nbits = number of meaningful bits (<= METAROCE_SACK_BITS).
  */
