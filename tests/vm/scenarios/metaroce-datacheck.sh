@@ -77,9 +77,53 @@ counters() {
     done
 }
 
+# drops_start / drops_stop NAME: the kernel's drop tracepoint (skb:kfree_skb,
+# pointers unhashed) and metaroce's mro_rx_drop during a run; the drops made
+# inside metaroce.ko (location in its text, /proc/modules) go to
+# $LAB_OUT/NAME-drops.txt, their count to a metric.  On a lossless link the
+# only packets metaroce may drop are those that reach a QP after it left
+# the states that take them (rx_drop_qp_state: the connection's teardown);
+# duplicates, resent requests' answers included, are consumed: checked
+HW=/sys/class/infiniband/mr0/ports/1/hw_counters
+TR=/sys/kernel/tracing
+drops_start() {
+    [ "$DEV" = mr0 ] || return 0
+    QPSTATE0=$(cat "$HW/rx_drop_qp_state")
+    [ -d "$TR/events" ] || mount -t tracefs nodev "$TR"
+    echo 8192 >"$TR/buffer_size_kb"
+    echo 0 >"$TR/options/hash-ptr"
+    echo >"$TR/trace"
+    echo 1 >"$TR/events/skb/kfree_skb/enable"
+    echo 1 >"$TR/events/metaroce/mro_rx_drop/enable"
+}
+drops_stop() {
+    local base size n
+    [ "$DEV" = mr0 ] || return 0
+    echo 0 >"$TR/events/skb/kfree_skb/enable"
+    echo 0 >"$TR/events/metaroce/mro_rx_drop/enable"
+    read -r _ size _ _ _ base _ < <(grep '^metaroce ' /proc/modules)
+    # addresses as 16 hex digits compare as strings
+    awk -v lo="$(printf '%016x' $((base)))" -v hi="$(printf '%016x' $((base + size)))" '
+        / mro_rx_drop: / { print; next }
+        / kfree_skb: .*location=[^ ]* \[metaroce\]/ { print; next }
+        / kfree_skb: / && match($0, /location=(0x)?[0-9a-f]+ /) {
+            a = substr($0, RSTART + 9, RLENGTH - 10); sub(/^0x/, "", a)
+            while (length(a) < 16)
+                a = "0" a
+            if ((a "") >= (lo "") && (a "") < (hi "")) print
+        }' "$TR/trace" >"$LAB_OUT/$1-drops.txt"
+    cp "$TR/trace" "$LAB_OUT/$1-trace.txt"
+    echo >"$TR/trace"
+    n=$(grep -c ' kfree_skb: ' "$LAB_OUT/$1-drops.txt")
+    lab_metric "$1_kfree_skb_metaroce_$ROLE" "$n"
+    lab_check "$1-drops-teardown-only" test "$n" -eq $(($(cat "$HW/rx_drop_qp_state") - QPSTATE0))
+}
+
 lab_log "datacheck over $DEV (clean link): $DC_ARGS"
+drops_start
 # shellcheck disable=SC2086
 dc_run datacheck 18600 $DC_ARGS
+drops_stop datacheck
 
 # self-test of the checker: -F corrupts one byte (or atomic value) per step on QP 0 in
 # iteration 0; both sides must notice (and the client exit non-zero)
