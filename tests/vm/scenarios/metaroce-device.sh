@@ -95,6 +95,109 @@ lab_check_grep mtu-lowered-msg 's0: MTU 300 is below the minimum 372 .*packets w
 lab_check no-address-link-delete rdma link delete mr1
 ip link del s0
 
+# Prometheus node_exporter (Debian's prometheus-node-exporter) scrapes this
+# host while mr0 exists and has counted packets.  Its infiniband collector
+# needs, for every device, fw_ver (and board_id on bookworm's 1.5.0), then each
+# port's state, phys_state, rate and counters/ (the PMA counters, which ib_core
+# makes only for a driver with process_mad, so never for metaroce or rdma_rxe);
+# hw_counters/ it does not read.  Without one of them it answers "no data" for
+# the whole host: node_scrape_collector_success{collector="infiniband"} is 0
+# and no node_infiniband_* series appear.  Our counters go through its
+# textfile collector instead.
+NE_PORT=9100
+
+# ne_scrape OUT ARG...: run node_exporter with only the collectors in ARG...,
+# save one /metrics to OUT and its debug log to OUT.log, stop it
+ne_scrape() {
+    local out=$1 pid rc=0
+    shift
+    if ss -Htln "sport = :$NE_PORT" | grep -q .; then
+        echo "port $NE_PORT is taken"
+        return 1
+    fi
+    prometheus-node-exporter --web.listen-address="127.0.0.1:$NE_PORT" \
+        --log.level=debug --collector.disable-defaults "$@" >"$out.log" 2>&1 &
+    pid=$!
+    lab_wait_port "$NE_PORT" 60 || echo "node_exporter does not listen on $NE_PORT"
+    python3 -c '
+import sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=30) as r:
+    sys.stdout.buffer.write(r.read())' "http://127.0.0.1:$NE_PORT/metrics" >"$out" || rc=1
+    kill "$pid" || rc=1
+    wait "$pid"
+    grep -v '^#' "$out" | grep -v '^go_\|^process_\|^promhttp_'
+    tail -n 5 "$out.log"
+    return $rc
+}
+
+# ne_has OUT LINE...: OUT has every LINE
+ne_has() {
+    local f=$1 l rc=0
+    shift
+    for l; do
+        grep -xF -- "$l" "$f" || { echo "missing: $l"; rc=1; }
+    done
+    return $rc
+}
+
+# ne_ib_result OUT: the collector exported mr0's port (state_id 4, ACTIVE),
+# or skipped the host for the reason above: a required file is missing on
+# mr0, and nothing failed to parse
+ne_ib_result() {
+    local d=/sys/class/infiniband/mr0
+    if grep -qxF 'node_scrape_collector_success{collector="infiniband"} 1' "$1"; then
+        ne_has "$1" 'node_infiniband_state_id{device="mr0",port="1"} 4'
+    elif [ ! -e "$d/ports/1/counters" ] || [ ! -e "$d/board_id" ]; then
+        ls "$d" "$d/ports/1"
+        grep -F 'infiniband statistics not found, skipping' "$1.log" &&
+            ! grep -iF 'collector failed' "$1.log"
+    else
+        echo "the infiniband collector failed, yet mr0 has counters/ and board_id"
+        return 1
+    fi
+}
+
+ne=$LAB_OUT/node-exporter
+lab_check node-exporter-scrape ne_scrape "$ne-ib.txt" --collector.infiniband
+lab_check_grep node-exporter-ib-ran '^node_scrape_collector_success\{collector="infiniband"\} [01]$' cat "$ne-ib.txt"
+lab_metric node_exporter_ib_success "$(sed -n 's/^node_scrape_collector_success{collector="infiniband"} //p' "$ne-ib.txt")"
+lab_metric node_exporter_ib_mr0_series "$(grep -c '^node_infiniband_.*device="mr0"' "$ne-ib.txt")"
+lab_check node-exporter-ib-result ne_ib_result "$ne-ib.txt"
+
+# what it exports for mr0 once those files exist: a copy of mr0's files, with
+# board_id and an empty counters/ added (node_infiniband_state_id 4, ACTIVE;
+# physical_state_id 5, LinkUp; rate_bytes_per_second 1.25e+09 for the 10 Gb/s
+# of the veth); this checks that our fw_ver, state, phys_state and rate parse
+sh=$LAB_WORK/ne-sys/class/infiniband/mr0
+mkdir -p "$sh/ports/1/counters"
+cat /sys/class/infiniband/mr0/fw_ver >"$sh/fw_ver"
+echo metaroce >"$sh/board_id"
+for f in state phys_state rate; do
+    cat "/sys/class/infiniband/mr0/ports/1/$f" >"$sh/ports/1/$f"
+done
+lab_check node-exporter-scrape-copy ne_scrape "$ne-ib-copy.txt" --collector.infiniband \
+    --path.sysfs="$LAB_WORK/ne-sys"
+lab_check node-exporter-ib-mr0-copy ne_has "$ne-ib-copy.txt" \
+    'node_scrape_collector_success{collector="infiniband"} 1' \
+    'node_infiniband_state_id{device="mr0",port="1"} 4' \
+    'node_infiniband_physical_state_id{device="mr0",port="1"} 5' \
+    'node_infiniband_rate_bytes_per_second{device="mr0",port="1"} 1.25e+09'
+
+# the textfile collector serves hw_counters/ as written to a .prom file
+# (metaroce_hw_counter{counter="rx_drop_crc",device="mr0",port="1"}, counted
+# above); lifespan is the core's cache time, not a counter
+tf=$LAB_WORK/ne-textfile
+mkdir -p "$tf"
+for f in /sys/class/infiniband/mr0/ports/1/hw_counters/*; do
+    [ "${f##*/}" = lifespan ] && continue
+    echo "metaroce_hw_counter{device=\"mr0\",port=\"1\",counter=\"${f##*/}\"} $(cat "$f")"
+done >"$tf/metaroce.prom"
+crc=$(mro_counter mr0 rx_drop_crc)
+lab_check node-exporter-scrape-textfile ne_scrape "$ne-textfile.txt" --collector.textfile \
+    --collector.textfile.directory="$tf"
+lab_check node-exporter-textfile-mr0 ne_has "$ne-textfile.txt" 'node_textfile_scrape_error 0' \
+    "metaroce_hw_counter{counter=\"rx_drop_crc\",device=\"mr0\",port=\"1\"} $crc"
+
 # rdma link delete
 lab_check link-delete rdma link delete mr0
 lab_check link-delete-gone mro_gone mr0
