@@ -166,7 +166,8 @@ hint() {
     printf 'rerun: %s\n' "$cmd"
 }
 
-# the steps of this run, in order, as `want` and the options select them
+# the steps of this run, in order, as `want` and the options select them (this
+# plan follows the stages below: a new stage or loop needs its step here too)
 steps=()
 want lint && steps+=(lint)
 want build && steps+=(build-matrix)
