@@ -238,10 +238,8 @@ port_counters() {
 # trace_start / trace_stop FILE: COLL_TRACE's events during one run
 trace_start() {
     local e
-    [ -d "$TR/events" ] || mount -t tracefs nodev "$TR"
-    echo 16384 >"$TR/buffer_size_kb"
-    echo mono >"$TR/trace_clock"
-    echo >"$TR/trace"
+    mro_trace_reset 16384
+    echo mono >"$TR/trace_clock"	# also empties the buffer
     for e in $COLL_TRACE; do
         echo 1 >"$TR/events/metaroce/$e/enable"
     done

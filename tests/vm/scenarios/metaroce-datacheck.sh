@@ -84,15 +84,12 @@ counters() {
 # only packets metaroce may drop are those that reach a QP after it left
 # the states that take them (rx_drop_qp_state: the connection's teardown);
 # duplicates, resent requests' answers included, are consumed: checked
-HW=/sys/class/infiniband/mr0/ports/1/hw_counters
 TR=/sys/kernel/tracing
 drops_start() {
     [ "$DEV" = mr0 ] || return 0
-    QPSTATE0=$(cat "$HW/rx_drop_qp_state")
-    [ -d "$TR/events" ] || mount -t tracefs nodev "$TR"
-    echo 8192 >"$TR/buffer_size_kb"
+    QPSTATE0=$(mro_counter mr0 rx_drop_qp_state)
+    mro_trace_reset 8192
     echo 0 >"$TR/options/hash-ptr"
-    echo >"$TR/trace"
     echo 1 >"$TR/events/skb/kfree_skb/enable"
     echo 1 >"$TR/events/metaroce/mro_rx_drop/enable"
 }
@@ -116,7 +113,8 @@ drops_stop() {
     echo >"$TR/trace"
     n=$(grep -c ' kfree_skb: ' "$LAB_OUT/$1-drops.txt")
     lab_metric "$1_kfree_skb_metaroce_$ROLE" "$n"
-    lab_check "$1-drops-teardown-only" test "$n" -eq $(($(cat "$HW/rx_drop_qp_state") - QPSTATE0))
+    lab_check "$1-drops-teardown-only" test "$n" -eq \
+        $(($(mro_counter mr0 rx_drop_qp_state) - QPSTATE0))
 }
 
 lab_log "datacheck over $DEV (clean link): $DC_ARGS"
@@ -137,11 +135,8 @@ if [ -n "$DC_NETEM" ]; then
     lab_log "datacheck over $DEV with netem $DC_NETEM: $DC_NETEM_ARGS"
     # metaroce's tracepoints under loss: the events are counted (metrics);
     # that the client's lost packets are resent, and seen to be, is checked
-    TR=/sys/kernel/tracing
     if [ "$DEV" = mr0 ]; then
-        [ -d "$TR/events" ] || mount -t tracefs nodev "$TR"
-        echo 8192 >"$TR/buffer_size_kb"
-        echo >"$TR/trace"
+        mro_trace_reset 8192
         echo 1 >"$TR/events/metaroce/enable"
     fi
     # shellcheck disable=SC2086

@@ -142,9 +142,7 @@ all=garbage,short,crc,header,fields,window
 # the first run under the kernel's drop tracepoint: metaroce frees what it
 # refuses with kfree_skb_reason() (usage.rst, "Drop tracing")
 TR=/sys/kernel/tracing
-[ -d "$TR/events" ] || mount -t tracefs nodev "$TR"
-echo 8192 >"$TR/buffer_size_kb"
-echo >"$TR/trace"
+mro_trace_reset 8192
 echo 1 >"$TR/events/skb/kfree_skb/enable"
 echo 1 >"$TR/events/metaroce/mro_rx_drop/enable"
 lab_check hostile-h1-to-h2 hostile h1 10.98.0.2 -c "$all" -q "$q2" -Q "$r2" -P "$p2" -s 3

@@ -90,6 +90,15 @@ mro_gone() {
     return 1
 }
 
+# mro_trace_reset KB: tracefs mounted at /sys/kernel/tracing, a KB-kilobyte
+# buffer per CPU, the trace empty (events are left as they are)
+mro_trace_reset() {
+    local tr=/sys/kernel/tracing
+    [ -d "$tr/events" ] || mount -t tracefs nodev "$tr"
+    echo "$1" >"$tr/buffer_size_kb"
+    echo >"$tr/trace"
+}
+
 # mro_counter DEV NAME -> value of a port hw counter
 mro_counter() {
     cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
