@@ -79,7 +79,7 @@ lab_check gid-mr1 lab_gid_index mr1 || exit 1
 lab_check gid-mr2 lab_gid_index mr2 || exit 1
 G1=$(lab_gid_index mr1) G2=$(lab_gid_index mr2)
 for d in mr1 mr2; do
-    lab_check "paths-8-$d" sh -c "echo 8 >/sys/class/infiniband/$d/metaroce/paths"
+    lab_check "paths-8-$d" sh -c "echo 8 >/sys/class/infiniband/$d/ports/1/metaroce/paths"
 done
 
 # --- datacheck ----------------------------------------------------------------

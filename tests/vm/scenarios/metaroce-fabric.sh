@@ -5,7 +5,7 @@
 # all four, hashed on the L4 ports (fib_multipath_hash_policy=1).  metaroce
 # devices mr1 (h1) and mr2 (h2), 8 paths per QP through the per-device sysfs
 # override (the module is loaded with paths=2).  Checks:
-#   - per-device paths: /sys/class/infiniband/DEV/metaroce/paths validates 1-64,
+#   - per-device paths: /sys/class/infiniband/DEV/ports/1/metaroce/paths validates 1-64,
 #     0 returns to the module parameter, new QPs get the device's value
 #   - spraying: ib_write_bw h1 -> h2 (4 QPs x 8 paths) moves packets through every
 #     spine (tx packet counters of each spine's interfaces, at least 0.2 % of the
@@ -16,7 +16,7 @@
 #     traffic; the port counters still count each packet once
 #   - optional counters: `rdma statistic mode supported` lists path0_tx_pkts...,
 #     `rdma statistic set ... optional-counters` turns them on; they count
-#   - per-device scheduler: /sys/class/infiniband/DEV/metaroce/sched takes rr or
+#   - per-device scheduler: /sys/class/infiniband/DEV/ports/1/metaroce/sched takes rr or
 #     weighted, refuses other names, "default" returns to the module parameter
 #   - failure: one leaf-spine link goes down in the middle of a transfer (mr1's
 #     QPs use the weighted scheduler); the transfer completes (ib_write_bw exits
@@ -109,19 +109,19 @@ lab_check active-mr2 mro_wait_state mr2 ACTIVE || exit 1
 G1=$(lab_gid_index mr1) || exit 1
 G2=$(lab_gid_index mr2) || exit 1
 
-P=/sys/class/infiniband/mr1/metaroce/paths
+P=/sys/class/infiniband/mr1/ports/1/metaroce/paths
 lab_check_grep paths-default-is-param '^2$' cat $P
 lab_check paths-65-refused sh -c "! echo 65 >$P"
 lab_check paths-junk-refused sh -c "! echo x >$P"
 lab_check paths-set-64 sh -c "echo 64 >$P && grep -qx 64 $P"
 lab_check paths-0-resets sh -c "echo 0 >$P && grep -qx 2 $P"
 for d in mr1 mr2; do
-    lab_check "paths-set-8-$d" sh -c "echo 8 >/sys/class/infiniband/$d/metaroce/paths"
+    lab_check "paths-set-8-$d" sh -c "echo 8 >/sys/class/infiniband/$d/ports/1/metaroce/paths"
 done
-lab_check_grep paths-mr2-8 '^8$' cat /sys/class/infiniband/mr2/metaroce/paths
+lab_check_grep paths-mr2-8 '^8$' cat /sys/class/infiniband/mr2/ports/1/metaroce/paths
 
 # --- per-device path scheduler -----------------------------------------------
-S=/sys/class/infiniband/mr1/metaroce/sched
+S=/sys/class/infiniband/mr1/ports/1/metaroce/sched
 lab_check_grep sched-default-rr '^rr$' cat $S
 lab_check sched-junk-refused sh -c "! echo bogus >$S"
 lab_check sched-set-weighted sh -c "echo weighted >$S && grep -qx weighted $S"

@@ -156,7 +156,7 @@ lab_check receiver-active mro_wait_state mr ACTIVE || exit 1
 for ((i = 1; i <= NMAX; i++)); do mro_wait_state "mh$i" ACTIVE || lab_record "h$i-active" false "not active"; done
 lab_check ping-receiver ip netns exec h1 ping -c 2 -W 2 10.98.0.100
 for kv in $INCAST_PATHS; do
-    lab_check "paths-${kv%%=*}" sh -c "echo ${kv#*=} >/sys/class/infiniband/${kv%%=*}/metaroce/paths"
+    lab_check "paths-${kv%%=*}" sh -c "echo ${kv#*=} >/sys/class/infiniband/${kv%%=*}/ports/1/metaroce/paths"
 done
 
 # the bottleneck: sw -> r.  metaroce (UDP) goes through RED; perftest's TCP side

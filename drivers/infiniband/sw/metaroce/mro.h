@@ -143,7 +143,8 @@ int mro_rxe_port_check(void);
 struct sock *mro_net_sk6(struct net *net);
 
 /* mro_sysfs.c: /sys/class/infiniband/DEV/metaroce/ */
-extern const struct attribute_group mro_attr_group;
+extern const struct attribute_group mro_dev_attr_group;
+extern const struct attribute_group *mro_port_groups[];
 u16 mro_dev_npaths(struct mro_dev *dev);
 const struct mro_sched_ops *mro_dev_sched(struct mro_dev *dev);
 

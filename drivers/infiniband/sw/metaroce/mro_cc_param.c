@@ -121,8 +121,7 @@ void mro_cc_dev_init(struct mro_dev *dev)
 
 /*
  * sysfs: /sys/class/infiniband/<dev>/ports/1/cc/, one file per knob plus
- * "algo".  Port attributes, because the device's single device_group slot
- * belongs to the driver's general attributes.
+ * "algo" (one of mro_port_groups, mro_sysfs.c).
  */
 struct mro_cc_attr {
 	struct ib_port_attribute attr;
@@ -179,14 +178,9 @@ static IB_PORT_ATTR_RW(algo);
 static struct mro_cc_attr mro_cc_attrs[ARRAY_SIZE(mro_cc_knobs)];
 static struct attribute *mro_cc_attr_list[ARRAY_SIZE(mro_cc_knobs) + 2];
 
-static const struct attribute_group mro_cc_attr_group = {
+const struct attribute_group mro_cc_attr_group = {
 	.name = "cc",
 	.attrs = mro_cc_attr_list,
-};
-
-const struct attribute_group *mro_cc_port_groups[] = {
-	&mro_cc_attr_group,
-	NULL,
 };
 
 /* fill the attribute table once, before the first device registers */

@@ -45,7 +45,7 @@ struct mro_cc_qp {
 	struct hrtimer credit_timer;
 };
 
-extern const struct attribute_group *mro_cc_port_groups[];
+extern const struct attribute_group mro_cc_attr_group;
 
 /* mro_cc_param.c */
 void mro_cc_attrs_init(void);

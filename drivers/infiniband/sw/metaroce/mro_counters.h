@@ -112,6 +112,11 @@ struct rdma_hw_stats *mro_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port_num);
 int mro_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index);
+/* mro_pma.c: the PMA answers behind ports/N/counters/ */
+int mro_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		    const struct ib_mad *in, struct ib_mad *out,
+		    size_t *out_mad_size, u16 *out_mad_pkey_index);
 int mro_modify_hw_stat(struct ib_device *ibdev, u32 port, unsigned int index,
 		       bool enable);
 bool mro_counter_per_qp(unsigned int idx);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * metaroce device attributes, /sys/class/infiniband/DEV/metaroce/:
+ * metaroce device attributes: /sys/class/infiniband/DEV/board_id, and in
+ * /sys/class/infiniband/DEV/ports/1/metaroce/ (the port's directory, because
+ * the device's single driver group is unnamed, for board_id):
  *   paths   paths (UDP source ports) of the RC/UC QPs created from now on,
  *           1-64; writing 0 returns to the module parameter `paths`.
  *           Reading shows what a new QP gets.
@@ -12,8 +14,10 @@
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/sysfs.h>
+#include <rdma/ib_sysfs.h>
 
 #include "mro.h"
+#include "mro_cc_qp.h"
 #include "mro_path.h"
 
 static const struct mro_sched_ops *mro_sched_param = &mro_sched_rr;
@@ -53,19 +57,14 @@ u16 mro_dev_npaths(struct mro_dev *dev)
 	return clamp_t(u32, n ? n : READ_ONCE(mro_npaths), 1, MRO_MAX_PATHS);
 }
 
-static struct mro_dev *mro_attr_dev(struct device *device)
+static ssize_t paths_show(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attribute *attr, char *buf)
 {
-	return rdma_device_to_drv_device(device, struct mro_dev, ib_dev);
+	return sysfs_emit(buf, "%u\n", mro_dev_npaths(to_mro_dev(ibdev)));
 }
 
-static ssize_t paths_show(struct device *device,
-			  struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", mro_dev_npaths(mro_attr_dev(device)));
-}
-
-static ssize_t paths_store(struct device *device,
-			   struct device_attribute *attr, const char *buf,
+static ssize_t paths_store(struct ib_device *ibdev, u32 port,
+			   struct ib_port_attribute *attr, const char *buf,
 			   size_t count)
 {
 	u32 n;
@@ -76,21 +75,20 @@ static ssize_t paths_store(struct device *device,
 		return err;
 	if (n > MRO_MAX_PATHS)
 		return -EINVAL;
-	WRITE_ONCE(mro_attr_dev(device)->paths, n);
+	WRITE_ONCE(to_mro_dev(ibdev)->paths, n);
 	return count;
 }
 
-static DEVICE_ATTR_RW(paths);
+static IB_PORT_ATTR_RW(paths);
 
-static ssize_t sched_show(struct device *device,
-			  struct device_attribute *attr, char *buf)
+static ssize_t sched_show(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n",
-			  mro_dev_sched(mro_attr_dev(device))->name);
+	return sysfs_emit(buf, "%s\n", mro_dev_sched(to_mro_dev(ibdev))->name);
 }
 
-static ssize_t sched_store(struct device *device,
-			   struct device_attribute *attr, const char *buf,
+static ssize_t sched_store(struct ib_device *ibdev, u32 port,
+			   struct ib_port_attribute *attr, const char *buf,
 			   size_t count)
 {
 	const struct mro_sched_ops *ops = NULL;
@@ -100,19 +98,46 @@ static ssize_t sched_store(struct device *device,
 		if (!ops)
 			return -EINVAL;
 	}
-	WRITE_ONCE(mro_attr_dev(device)->sched, ops);
+	WRITE_ONCE(to_mro_dev(ibdev)->sched, ops);
 	return count;
 }
 
-static DEVICE_ATTR_RW(sched);
+static IB_PORT_ATTR_RW(sched);
 
-static struct attribute *mro_attrs[] = {
-	&dev_attr_paths.attr,
-	&dev_attr_sched.attr,
+static struct attribute *mro_path_attrs[] = {
+	&ib_port_attr_paths.attr,
+	&ib_port_attr_sched.attr,
 	NULL,
 };
 
-const struct attribute_group mro_attr_group = {
+static const struct attribute_group mro_path_attr_group = {
 	.name = "metaroce",
-	.attrs = mro_attrs,
+	.attrs = mro_path_attrs,
+};
+
+const struct attribute_group *mro_port_groups[] = {
+	&mro_cc_attr_group,
+	&mro_path_attr_group,
+	NULL,
+};
+
+/*
+ * board_id, as hardware RDMA drivers have it: tools that describe every
+ * RDMA device (the node exporter's infiniband collector) require it.
+ */
+static ssize_t board_id_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "metaroce\n");
+}
+
+static DEVICE_ATTR_RO(board_id);
+
+static struct attribute *mro_dev_attrs[] = {
+	&dev_attr_board_id.attr,
+	NULL,
+};
+
+const struct attribute_group mro_dev_attr_group = {
+	.attrs = mro_dev_attrs,
 };
