@@ -27,6 +27,7 @@
 #                entries that open with a date, in *.rst, *.md (but the reports
 #                Documentation/metaroce/bench/*.md that the bench scripts write),
 #                and the C, shell and Python sources and tools
+#   version      dkms.conf's PACKAGE_VERSION is MRO_VERSION (mro.h, the MODULE_VERSION)
 #
 # Files considered: git ls-files -co --exclude-standard (tracked + untracked, not ignored).
 # Environment:
@@ -40,7 +41,7 @@ MR_PROG=lint.sh
 . "$(dirname "$(realpath "$0")")/lib-build.sh"
 
 case "${1:-}" in
--h|--help) sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 '') ;;
 *) echo "usage: $0" >&2; exit 2 ;;
 esac
@@ -240,8 +241,17 @@ check_diary() {
 	result diary "$([ -z "$out" ]; echo $?)" "no work-log text in docs and comments"
 }
 
+# ------------------------------------------------------------------ version
+check_version() {
+	local mod pkg
+	mod=$(sed -n 's/^#define MRO_VERSION[[:space:]]*"\(.*\)"$/\1/p' drivers/infiniband/sw/metaroce/mro.h)
+	pkg=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
+	result version "$([ -n "$mod" ] && [ "$mod" = "$pkg" ]; echo $?)" \
+		"MRO_VERSION '$mod', dkms.conf PACKAGE_VERSION '$pkg'"
+}
+
 T0=$SECONDS
-for c in checkpatch length whitespace spdx uapi shell_lint rst diary; do
+for c in checkpatch length whitespace spdx uapi shell_lint rst diary version; do
 	skipped $c || "check_$c"
 done
 

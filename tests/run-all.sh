@@ -51,7 +51,7 @@ with=""
 optin="debug bench"
 debug_scenarios="device verbs datacheck"
 # make test: the core scenarios (51 min on a clean clone, warm caches)
-scenarios="device verbs datacheck pyverbs hostile nvme"
+scenarios="device verbs datacheck pyverbs hostile nvme install"
 once_scenarios="fabric nfs"
 # make test-full adds: fabric and nfs on every dist, and the long scenarios
 # whose checks do not depend on the kernel on the first dist
@@ -60,9 +60,11 @@ full_once_scenarios="paths netdevs apps collective bond"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"
+full=0
 while [ $# -gt 0 ]; do
     case $1 in
         --full)
+            full=1
             scenarios="$scenarios $full_scenarios"
             once_scenarios=$full_once_scenarios
             with="$with bench"; shift ;;
@@ -271,7 +273,8 @@ step_done() {
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
 # ucstream, collective, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
-# mro-paths, and for make install: Makefile, metaroce.conf, metaroce@.service);
+# mro-paths, for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
+# metaroce-src.tar.gz, made by make dist);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -284,6 +287,7 @@ vm_files() {
     cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
     cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \
         "$files/"
+    cp "$(make -s dist)" "$files/metaroce-src.tar.gz"
     echo "$files"
 }
 
@@ -388,8 +392,19 @@ if want vm; then
             continue
         fi
         files=$(vm_files "$dist" "$ko")
+        # metaroce-install: DKMS's build for this kernel, made natively; make
+        # test-full has the guest build it from source instead
+        if dkt=$(scripts/dkms-tarball.sh "$dist" 2>"$OUT/dkms-$dist.log" | tail -n1) &&
+            [ -s "$dkt" ]; then
+            cp "$dkt" "$files/metaroce-dkms.tar.gz"
+        else
+            record "dkms-tarball-$dist" 1
+        fi
+        [ "$full" = 1 ] && echo "DKMS_FROM_SOURCE=1" >"$files/install.conf"
         for sc in $scenarios; do
-            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 1200
+            timeout=1200
+            [ "$sc" = install ] && [ "$full" = 1 ] && timeout=2400
+            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" "$timeout"
         done
         for sc in $once_scenarios; do
             vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 1200
