@@ -68,6 +68,23 @@ lab_check crc-drop-counted test "$after" -ge $((before + 3))
 lab_check sport-drop-counted test "$(mro_counter mr0 rx_drop_sport)" -eq $((before_sport + 3))
 lab_log "rx_drop_crc $before -> $after"
 
+# a packet to the port on a netdev without a metaroce device: counted per
+# namespace in /proc/net/metaroce
+ip link add d0 type dummy
+ip addr add 10.97.1.1/24 dev d0
+ip link set d0 up
+lab_check_grep proc-net '^udp_port 4796$' cat /proc/net/metaroce
+nodev=$(sed -n 's/^rx_no_device //p' /proc/net/metaroce)
+python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('10.97.1.1', 600))
+for _ in range(2):
+    s.sendto(bytes(64), ('10.97.1.1', 4796))"
+sleep 0.5
+lab_check_grep no-device-counted "^rx_no_device $((nodev + 2))\$" cat /proc/net/metaroce
+ip link del d0
+
 # bad input leaves nothing half-created
 lab_check_grep double-add-refused 'error|Error|exists' rdma link add mr1 type metaroce netdev v0
 lab_check no-half-device test ! -e /sys/class/infiniband/mr1

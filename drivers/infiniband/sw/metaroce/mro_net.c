@@ -7,11 +7,14 @@
  */
 #include <linux/skbuff.h>
 #include <linux/inetdevice.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
 #include <linux/ip.h>
 #include <linux/if_vlan.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
@@ -25,6 +28,8 @@ struct mro_net {
 	unsigned int users;	/* metaroce devices in this namespace */
 	struct socket *sk4;
 	struct socket *sk6;
+	/* packets to our port on a netdev that has no metaroce device */
+	atomic64_t rx_no_device;
 };
 
 static unsigned int mro_net_id __read_mostly;
@@ -99,6 +104,9 @@ static int mro_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 
 	dev = mro_dev_get_by_netdev(mro_rx_netdev(skb));
 	if (!dev) {
+		struct mro_net *mn = net_generic(sock_net(sk), mro_net_id);
+
+		atomic64_inc(&mn->rx_no_device);
 		reason = SKB_DROP_REASON_NO_SOCKET;
 		goto drop;
 	}
@@ -229,6 +237,25 @@ void mro_net_put(struct net *net)
 	mutex_unlock(&mn->lock);
 }
 
+/*
+ * /proc/net/metaroce, per namespace: what no device's counters can show,
+ * "KEY VALUE" lines:
+ *   udp_port      the module's UDP port
+ *   devices       metaroce devices in this namespace
+ *   rx_no_device  packets to the port that arrived on a netdev without a
+ *                 metaroce device (dropped)
+ */
+static int mro_net_proc_show(struct seq_file *seq, void *v)
+{
+	struct mro_net *mn = net_generic(seq_file_single_net(seq), mro_net_id);
+
+	seq_printf(seq, "udp_port %u\n", mro_udp_port);
+	seq_printf(seq, "devices %u\n", READ_ONCE(mn->users));
+	seq_printf(seq, "rx_no_device %lld\n",
+		   (long long)atomic64_read(&mn->rx_no_device));
+	return 0;
+}
+
 static int __net_init mro_pernet_init(struct net *net)
 {
 	struct mro_net *mn = net_generic(net, mro_net_id);
@@ -237,6 +264,11 @@ static int __net_init mro_pernet_init(struct net *net)
 	mn->users = 0;
 	mn->sk4 = NULL;
 	mn->sk6 = NULL;
+	atomic64_set(&mn->rx_no_device, 0);
+	if (IS_ENABLED(CONFIG_PROC_FS) &&
+	    !proc_create_net_single(MRO_DRV_NAME, 0444, net->proc_net,
+				    mro_net_proc_show, NULL))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -244,6 +276,7 @@ static void __net_exit mro_pernet_exit(struct net *net)
 {
 	struct mro_net *mn = net_generic(net, mro_net_id);
 
+	remove_proc_entry(MRO_DRV_NAME, net->proc_net);
 	/*
 	 * Devices leave the table on NETDEV_UNREGISTER, which the namespace's
 	 * device exit sends before this runs; release whatever is left.
