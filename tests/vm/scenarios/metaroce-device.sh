@@ -28,6 +28,9 @@ lab_check_grep ibv-devinfo-transport 'transport:[[:space:]]+InfiniBand' ibv_devi
 lab_check_grep active-mtu 'active_mtu:[[:space:]]+1024' ibv_devinfo -d mr0
 lab_check_grep rate-from-netdev 'active_speed:[[:space:]]+10\.0 Gbps' ibv_devinfo -v -d mr0
 lab_check_grep statistic 'rcvd_pkts' rdma statistic show link mr0/1
+# the optional per-path-slot counters, named at module load
+lab_check_grep optional-counters 'path0_tx_pkts,.*path7_timeouts' \
+    sh -c 'rdma statistic mode supported link mr0/1 | tr "\n" " "'
 lab_check_grep udp-socket ":$MRO_PORT" ss -Huln
 
 # MTU follows the netdev

@@ -5,10 +5,8 @@
  */
 #include "mro_qp.h"
 
-/* optional, after the base ones: slot s, kind k at s * 4 + k */
-#define MRO_SLOT_DESC(str) { .name = str, .flags = IB_STAT_FLAG_OPTIONAL }
-
-static const struct rdma_stat_desc mro_counter_descs[] = {
+/* the base counters; the optional slot ones follow, from mro_counters_init() */
+static struct rdma_stat_desc mro_counter_descs[MRO_NR_ALL_COUNTERS] = {
 	[MRO_CNT_SENT_PKTS].name = "sent_pkts",
 	[MRO_CNT_RCVD_PKTS].name = "rcvd_pkts",
 	[MRO_CNT_SENT_BYTES].name = "sent_bytes",
@@ -66,38 +64,6 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_REPROBES_RCVD].name = "reprobes_rcvd",
 	[MRO_CNT_TLP].name = "tail_loss_probes",
 	[MRO_CNT_QP_ERRORS].name = "qp_errors",
-	[MRO_NR_COUNTERS + 0] = MRO_SLOT_DESC("path0_tx_pkts"),
-	[MRO_NR_COUNTERS + 1] = MRO_SLOT_DESC("path0_retx"),
-	[MRO_NR_COUNTERS + 2] = MRO_SLOT_DESC("path0_lost"),
-	[MRO_NR_COUNTERS + 3] = MRO_SLOT_DESC("path0_timeouts"),
-	[MRO_NR_COUNTERS + 4] = MRO_SLOT_DESC("path1_tx_pkts"),
-	[MRO_NR_COUNTERS + 5] = MRO_SLOT_DESC("path1_retx"),
-	[MRO_NR_COUNTERS + 6] = MRO_SLOT_DESC("path1_lost"),
-	[MRO_NR_COUNTERS + 7] = MRO_SLOT_DESC("path1_timeouts"),
-	[MRO_NR_COUNTERS + 8] = MRO_SLOT_DESC("path2_tx_pkts"),
-	[MRO_NR_COUNTERS + 9] = MRO_SLOT_DESC("path2_retx"),
-	[MRO_NR_COUNTERS + 10] = MRO_SLOT_DESC("path2_lost"),
-	[MRO_NR_COUNTERS + 11] = MRO_SLOT_DESC("path2_timeouts"),
-	[MRO_NR_COUNTERS + 12] = MRO_SLOT_DESC("path3_tx_pkts"),
-	[MRO_NR_COUNTERS + 13] = MRO_SLOT_DESC("path3_retx"),
-	[MRO_NR_COUNTERS + 14] = MRO_SLOT_DESC("path3_lost"),
-	[MRO_NR_COUNTERS + 15] = MRO_SLOT_DESC("path3_timeouts"),
-	[MRO_NR_COUNTERS + 16] = MRO_SLOT_DESC("path4_tx_pkts"),
-	[MRO_NR_COUNTERS + 17] = MRO_SLOT_DESC("path4_retx"),
-	[MRO_NR_COUNTERS + 18] = MRO_SLOT_DESC("path4_lost"),
-	[MRO_NR_COUNTERS + 19] = MRO_SLOT_DESC("path4_timeouts"),
-	[MRO_NR_COUNTERS + 20] = MRO_SLOT_DESC("path5_tx_pkts"),
-	[MRO_NR_COUNTERS + 21] = MRO_SLOT_DESC("path5_retx"),
-	[MRO_NR_COUNTERS + 22] = MRO_SLOT_DESC("path5_lost"),
-	[MRO_NR_COUNTERS + 23] = MRO_SLOT_DESC("path5_timeouts"),
-	[MRO_NR_COUNTERS + 24] = MRO_SLOT_DESC("path6_tx_pkts"),
-	[MRO_NR_COUNTERS + 25] = MRO_SLOT_DESC("path6_retx"),
-	[MRO_NR_COUNTERS + 26] = MRO_SLOT_DESC("path6_lost"),
-	[MRO_NR_COUNTERS + 27] = MRO_SLOT_DESC("path6_timeouts"),
-	[MRO_NR_COUNTERS + 28] = MRO_SLOT_DESC("path7_tx_pkts"),
-	[MRO_NR_COUNTERS + 29] = MRO_SLOT_DESC("path7_retx"),
-	[MRO_NR_COUNTERS + 30] = MRO_SLOT_DESC("path7_lost"),
-	[MRO_NR_COUNTERS + 31] = MRO_SLOT_DESC("path7_timeouts"),
 	[MRO_CNT_CC_ECN_CE_RCVD].name = "cc_ecn_ce_rcvd",
 	[MRO_CNT_CC_ECN_ECHOED].name = "cc_ecn_echoed",
 	[MRO_CNT_CC_DECREASE].name = "cc_decrease",
@@ -110,8 +76,34 @@ static const struct rdma_stat_desc mro_counter_descs[] = {
 	[MRO_CNT_CC_CREDIT_PROBE].name = "cc_credit_probe",
 };
 
-static_assert(ARRAY_SIZE(mro_counter_descs) == MRO_NR_ALL_COUNTERS);
-static_assert(MRO_STAT_SLOTS == 8 && MRO_NR_SLOT_COUNTERS == 4);
+static const char * const mro_slot_kinds[MRO_NR_SLOT_COUNTERS] = {
+	[MRO_SLOT_TX_PKTS] = "tx_pkts",
+	[MRO_SLOT_RETX] = "retx",
+	[MRO_SLOT_LOST] = "lost",
+	[MRO_SLOT_TIMEOUTS] = "timeouts",
+};
+
+static char mro_slot_names[MRO_NR_SLOT_STATS][24];
+
+/*
+ * Name the optional counters after the base ones, slot s and kind k at
+ * s * MRO_NR_SLOT_COUNTERS + k ("path3_retx"): once, at module load,
+ * before any device allocates its counters.
+ */
+void mro_counters_init(void)
+{
+	struct rdma_stat_desc *d;
+	unsigned int i;
+
+	for (i = 0; i < MRO_NR_SLOT_STATS; i++) {
+		snprintf(mro_slot_names[i], sizeof(mro_slot_names[i]),
+			 "path%u_%s", i / MRO_NR_SLOT_COUNTERS,
+			 mro_slot_kinds[i % MRO_NR_SLOT_COUNTERS]);
+		d = &mro_counter_descs[MRO_NR_COUNTERS + i];
+		d->name = mro_slot_names[i];
+		d->flags = IB_STAT_FLAG_OPTIONAL;
+	}
+}
 
 /* the base counters a QP counts for itself (the rest are port-only) */
 static const u8 mro_qp_counters[] = {

@@ -110,6 +110,7 @@ static inline void mro_count(atomic64_t *c, enum mro_counter idx, s64 n)
 
 struct rdma_hw_stats *mro_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port_num);
+void mro_counters_init(void);
 int mro_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index);
 /* mro_pma.c: the PMA answers behind ports/N/counters/ */

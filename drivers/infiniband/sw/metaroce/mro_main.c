@@ -89,6 +89,7 @@ static int __init mro_init(void)
 	int err;
 
 	mro_cc_attrs_init();
+	mro_counters_init();
 	err = mro_guard_rxe();
 	if (err)
 		return err;
