@@ -29,7 +29,7 @@
 #          --with "debug"   also run these opt-in stages
 #          --scenarios "device verbs"   (names without metaroce- and .sh)
 #          --once-scenarios "paths"   run on the first of --dists only
-#          --debug-scenarios "device verbs datacheck"   (for the debug stage)
+#          --debug-scenarios "device verbs datacheck nvme"   (for the debug stage)
 #          --report-only "trixie/pyverbs"   DIST/SCENARIO runs whose checks are
 #              reported (as XFAIL lines) but do not decide the result: only
 #              for a known, tracked gap, named in the open issue.
@@ -49,7 +49,7 @@ skip=""
 only=""
 with=""
 optin="debug bench"
-debug_scenarios="device verbs datacheck"
+debug_scenarios="device verbs datacheck nvme"
 # make test: the core scenarios (51 min on a clean clone, warm caches)
 scenarios="device verbs datacheck pyverbs hostile nvme install"
 once_scenarios="fabric nfs"
