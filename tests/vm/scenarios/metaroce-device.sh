@@ -91,6 +91,7 @@ ip link del d0
 # bad input leaves nothing half-created
 lab_check_grep double-add-refused 'error|Error|exists' rdma link add mr1 type metaroce netdev v0
 lab_check no-half-device test ! -e /sys/class/infiniband/mr1
+lab_check_grep double-add-msg 'metaroce: v0 already has a metaroce device' dmesg
 lab_check_grep unknown-netdev-refused 'error|Error|No such' rdma link add mr1 type metaroce netdev nosuchdev
 ip link add link v0 name v0.10 type vlan id 10
 lab_check_grep vlan-refused 'error|Error|not supported' rdma link add mr1 type metaroce netdev v0.10
