@@ -7,6 +7,7 @@
 #   make install          install the built module under extra/ (depmod), the
 #                         modprobe.d file and the metaroce@.service unit
 #   make uninstall        remove them again
+#   make install-files    only the modprobe.d file and the unit
 #   make dkms-install     the sources under /usr/src/metaroce-VERSION, built and
 #                         installed by DKMS for this and every later kernel,
 #                         plus the modprobe.d file and the unit
