@@ -44,29 +44,28 @@ work=$(mktemp -d /tmp/metaroce-dkms.XXXXXX)
 # (root only by rmdir: were a mount of the namespace ever left on it, rm -rf would
 # reach through it)
 mr_cleanup_hook() {
-	rm -rf "$work/upper" "$work/work" "$work/upper-src.tar.gz"
+	rm -rf "$work/upper" "$work/work"
 	rmdir "$work/root" "$work"
 }
 mkdir -p "$work/upper" "$work/work" "$work/root"
-cp "$src" "$work/upper-src.tar.gz"
 
 mr_log "$dist: dkms build metaroce/$ver for $kver in an overlay of $rootfs"
 rc=0
 mr_run_timeout 900 unshare --mount --propagation private -- /bin/bash -c '
 	set -e
-	r=$1 w=$2 ver=$3 kver=$4
+	r=$1 w=$2 ver=$3 kver=$4 src=$5
 	mount -t overlay overlay -o "lowerdir=$r,upperdir=$w/upper,workdir=$w/work" "$w/root"
 	mount -t proc proc "$w/root/proc"
 	mount --rbind /sys "$w/root/sys"
 	mount --rbind /dev "$w/root/dev"
-	cp "$w/upper-src.tar.gz" "$w/root/tmp/metaroce-src.tar.gz"
+	cp "$src" "$w/root/tmp/metaroce-src.tar.gz"
 	chroot "$w/root" /bin/sh -ec "
 		tar -xzf /tmp/metaroce-src.tar.gz -C /usr/src
 		dkms add metaroce/$ver
 		dkms build metaroce/$ver -k $kver
 		dkms mktarball metaroce/$ver -k $kver
 		cat /var/lib/dkms/metaroce/$ver/$kver/x86_64/log/make.log"
-	' dkms "$rootfs" "$work" "$ver" "$kver" >"$out/dkms.log" 2>&1 || rc=$?
+	' dkms "$rootfs" "$work" "$ver" "$kver" "$src" >"$out/dkms.log" 2>&1 || rc=$?
 tb=$work/upper/var/lib/dkms/metaroce/$ver/tarball/metaroce-$ver-kernel$kver-x86_64.dkms.tar.gz
 if [ $rc -ne 0 ] || [ ! -s "$tb" ]; then
 	tail -n 30 "$out/dkms.log" >&2

@@ -142,7 +142,7 @@ void mro_net_put(struct net *net);
 int mro_rxe_port_check(void);
 struct sock *mro_net_sk6(struct net *net);
 
-/* mro_sysfs.c: /sys/class/infiniband/DEV/metaroce/ */
+/* mro_sysfs.c: DEV/board_id, DEV/ports/1/{metaroce,cc}/ in /sys/class/infiniband */
 extern const struct attribute_group mro_dev_attr_group;
 extern const struct attribute_group *mro_port_groups[];
 u16 mro_dev_npaths(struct mro_dev *dev);

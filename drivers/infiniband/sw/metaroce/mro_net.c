@@ -8,13 +8,12 @@
 #include <linux/skbuff.h>
 #include <linux/inetdevice.h>
 #include <linux/proc_fs.h>
-#include <linux/seq_file.h>
+#include <linux/seq_file_net.h>
 #include <linux/ip.h>
 #include <linux/if_vlan.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
-#include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
