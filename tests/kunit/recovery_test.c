@@ -1002,7 +1002,10 @@ static void suspend_trickle(struct kunit *test)
 					(picks - counts[3]) / 7 - 1);
 	/* resends never go to it */
 	for (i = 0; i < 64; i++)
-		KUNIT_EXPECT_NE(test, mro_path_pick_retx(&ps, 0, &seq), 3);
+		KUNIT_EXPECT_NE(test, mro_path_pick_retx(&ps, BIT_ULL(0), &seq), 3);
+	/* nor their copies: with the others taken, it is no spare */
+	KUNIT_EXPECT_FALSE(test, mro_path_spare(&ps, 0xffULL & ~BIT_ULL(3)));
+	KUNIT_EXPECT_TRUE(test, mro_path_spare(&ps, 0xffULL & ~BIT_ULL(2)));
 	/* its trickle's packet arrives: lifted, round robin again */
 	mro_path_acked(&ps, 3, ps.path[3].next_seq - 1, 0);
 	KUNIT_EXPECT_FALSE(test, ps.path[3].suspended);
@@ -1114,12 +1117,13 @@ static void sched_retx_and_retired(struct kunit *test)
 {
 	struct mro_pathset ps;
 	u32 seq, counts[8] = {};
+	u64 mask;
 	u16 i, p;
 
 	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
 	/* a retransmission never takes the path that lost the packet */
 	for (i = 0; i < 64; i++) {
-		p = mro_path_pick_retx(&ps, 3, &seq);
+		p = mro_path_pick_retx(&ps, BIT_ULL(3), &seq);
 		KUNIT_EXPECT_NE(test, p, 3);
 		counts[p]++;
 	}
@@ -1127,19 +1131,30 @@ static void sched_retx_and_retired(struct kunit *test)
 	for (i = 0; i < 8; i++)
 		if (i != 3)
 			KUNIT_EXPECT_GT(test, counts[i], 0U);
+	/* a resend's copies: each on a path no other took, while any is left */
+	mask = BIT_ULL(3);
+	for (i = 0; i < 7; i++) {
+		KUNIT_EXPECT_TRUE(test, mro_path_spare(&ps, mask));
+		p = mro_path_pick_retx(&ps, mask, &seq);
+		KUNIT_EXPECT_FALSE(test, mask & BIT_ULL(p));
+		mask |= BIT_ULL(p);
+	}
+	KUNIT_EXPECT_EQ(test, mask, 0xffULL);
+	KUNIT_EXPECT_FALSE(test, mro_path_spare(&ps, mask));
 	/* it prefers the healthier path */
 	for (i = 0; i < 8; i++)
 		if (i != 5)
 			lose(&ps, i, false);
-	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 3, &seq), 5);
-	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 3, &seq), 5);
+	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, BIT_ULL(3), &seq), 5);
+	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, BIT_ULL(3), &seq), 5);
 	/* never a retired one; all others retired: the scheduler decides */
 	mro_path_retire(&ps, 5, 0, 0);
-	KUNIT_EXPECT_NE(test, mro_path_pick_retx(&ps, 3, &seq), 5);
+	KUNIT_EXPECT_NE(test, mro_path_pick_retx(&ps, BIT_ULL(3), &seq), 5);
+	KUNIT_EXPECT_FALSE(test, mro_path_spare(&ps, (u64)~BIT_ULL(5)));
 	for (i = 0; i < 8; i++)
 		if (i != 3)
 			mro_path_retire(&ps, i, 0, 0);
-	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 3, &seq), 3);
+	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, BIT_ULL(3), &seq), 3);
 	/* the round robin skips retired paths */
 	mro_paths_free(&ps);
 	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 11, GFP_KERNEL), 0);
@@ -1155,7 +1170,7 @@ static void sched_retx_and_retired(struct kunit *test)
 	mro_paths_free(&ps);
 	/* one path: a retransmission has nowhere else to go */
 	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 1, 11, GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, 0, &seq), 0);
+	KUNIT_EXPECT_EQ(test, mro_path_pick_retx(&ps, BIT_ULL(0), &seq), 0);
 	KUNIT_EXPECT_FALSE(test, lose(&ps, 0, true));
 	mro_paths_free(&ps);
 }

@@ -286,6 +286,12 @@ lab_check_grep bw2-sched-weighted 'sched weighted' cat "$LAB_WORK/res-mr1.txt"
 lab_check_grep bw2-mr2-sched-rr 'sched rr' rdma resource show qp link mr2/1 -dd
 sleep 3
 lab_check bw2-client-alive kill -0 $CLI
+# the recovery's events from the link's failure on ($LAB_OUT/bw2-trace.txt)
+TR=/sys/kernel/tracing
+mro_trace_reset 4096
+for e in mro_rto mro_retransmit mro_path_retire mro_path_revive mro_path_suspend mro_qp_error; do
+    echo 1 >"$TR/events/metaroce/$e/enable"
+done
 lab_check link-down ip -n l1 link set s1 down
 lab_check_grep ecmp-hop-dead 'dead|linkdown' ip -n l1 route show 10.1.2.0/24
 s1_down=$(spine_tx 1)
@@ -308,12 +314,15 @@ lab_check bw2-progress-after-down progress
 lab_check bw2-qps-alive no_match 'state (ERR|SQE)' rdma resource show qp link mr1/1
 wait $CLI; rc=$?
 wait $SRV
+echo 0 >"$TR/events/metaroce/enable"
+cp "$TR/trace" "$LAB_OUT/bw2-trace.txt"
 cp "$LAB_WORK"/bw2-*.out "$LAB_OUT/"
 # the detail says why a failed client failed: its last lines and the port's
 # RTO and retry counts since the link went down
 ps_end=$(rdma statistic show link mr1/1)
 why=""
-for c in retry_exceeded rto_expired spurious_rtos tail_loss_probes retransmits path_retired; do
+for c in retry_exceeded rto_expired rto_copies spurious_rtos tail_loss_probes retransmits \
+        path_retired path_suspended rx_drop_ack_range rx_drop_ack_echo; do
     why="$why $c+$(( $(stat_val "$ps_end" $c) - $(stat_val "$ps_down" $c) ))"
 done
 lab_check bw2-client-completes sh -c \
@@ -321,6 +330,9 @@ lab_check bw2-client-completes sh -c \
 lab_check_grep bw2-result '^ *65536 +[0-9]+' cat "$LAB_WORK/bw2-client.out"
 lab_check bw2-no-qp-error no_match 'rror|failed' cat "$LAB_WORK/bw2-client.out"
 lab_metric bw2_MBps "$(awk '/^ *65536 +[0-9]+/ {print $4; exit}' "$LAB_WORK/bw2-client.out")"
+# how close a QP came to its retry limit: the fewest retries left at an RTO
+lab_metric bw2_min_retry_left "$(grep -o 'retry_left=[0-9]*' "$LAB_OUT/bw2-trace.txt" |
+    cut -d= -f2 | sort -n | head -n1)"
 for s in $SPINES; do lab_metric "down_spine${s}_tx_pkts" "$(( $(spine_tx $s) - tx0[$s] ))"; done
 lab_metric h1_eth0_tx_dropped "$(ip -n h1 -j -s link show eth0 | jq '.[0].stats64.tx.dropped')"
 lab_metric down_spine1_after_down "$(( $(spine_tx 1) - s1_down ))"

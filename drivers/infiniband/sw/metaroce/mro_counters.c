@@ -51,6 +51,7 @@ static struct rdma_stat_desc mro_counter_descs[MRO_NR_ALL_COUNTERS] = {
 	[MRO_CNT_SPURIOUS_RTO].name = "spurious_rtos",
 	[MRO_CNT_RTO_WAITED].name = "rto_waited",
 	[MRO_CNT_RTO_RETX_HELD].name = "rto_retx_held",
+	[MRO_CNT_RTO_COPIES].name = "rto_copies",
 	[MRO_CNT_RNR_NAK_SENT].name = "rnr_nak_sent",
 	[MRO_CNT_RNR_NAK_RCVD].name = "rnr_nak_rcvd",
 	[MRO_CNT_NAK_SENT].name = "nak_sent",

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* metaroce path set and the round-robin scheduler */
+#include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -165,7 +166,8 @@ void mro_path_seen(struct mro_path *path, u32 path_seq, u32 sent_us)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_seen);
 
-u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq)
+/* the healthiest active, unsuspended path outside @avoid; @ps->n if none */
+static u16 mro_path_best(const struct mro_pathset *ps, u64 avoid)
 {
 	u32 score, best_score = U32_MAX;
 	u16 i, p, best = ps->n;
@@ -173,7 +175,7 @@ u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq)
 	for (i = 0; i < ps->n; i++) {
 		p = (ps->rcursor + i) % ps->n;
 		/* a suspended path is no place for a resend */
-		if (p == avoid || ps->path[p].state != MRO_PATH_ACTIVE ||
+		if ((avoid & BIT_ULL(p)) || ps->path[p].state != MRO_PATH_ACTIVE ||
 		    ps->path[p].suspended)
 			continue;
 		score = mro_path_score(ps, p);
@@ -182,6 +184,19 @@ u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq)
 			best = p;
 		}
 	}
+	return best;
+}
+
+bool mro_path_spare(const struct mro_pathset *ps, u64 avoid)
+{
+	return mro_path_best(ps, avoid) < ps->n;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_path_spare);
+
+u16 mro_path_pick_retx(struct mro_pathset *ps, u64 avoid, u32 *seq)
+{
+	u16 best = mro_path_best(ps, avoid);
+
 	if (best == ps->n)
 		return mro_path_pick(ps, seq);
 	ps->rcursor = (best + 1) % ps->n;

@@ -126,12 +126,14 @@ void mro_path_sent(struct mro_pathset *ps, u16 p, u32 bytes, bool retx);
 /* fold an RTT sample into path @p (microseconds) */
 void mro_path_rtt(struct mro_pathset *ps, u16 p, u32 rtt_us);
 /*
- * The path for a retransmission of a packet last sent on @avoid: the
- * healthiest active, unsuspended path other than @avoid (lowest
- * mro_path_score(), ties in round-robin order); the scheduler's choice if
- * there is none.
+ * The path for a retransmission of a packet sent on the paths in the
+ * mask @avoid (bit p: path p): the healthiest active, unsuspended path
+ * outside @avoid (lowest mro_path_score(), ties in round-robin order); the
+ * scheduler's choice if there is none.
  */
-u16 mro_path_pick_retx(struct mro_pathset *ps, u16 avoid, u32 *seq);
+u16 mro_path_pick_retx(struct mro_pathset *ps, u64 avoid, u32 *seq);
+/* whether mro_path_pick_retx() has a path outside @avoid to choose */
+bool mro_path_spare(const struct mro_pathset *ps, u64 avoid);
 /*
  * The path for the ACK of a duplicate that came on @path (of @n): each
  * turn (@turn counts them) another path than @path, all the others in

@@ -308,10 +308,12 @@ static bool mro_sq_posted(struct mro_qp *qp)
 
 /*
  * Build and queue one packet of WQE @idx: PSN @psn, message bytes
- * [offset, offset + len).  READ_REQ packets ask for @len bytes.
+ * [offset, offset + len).  READ_REQ packets ask for @len bytes.  A resend
+ * (@retx) goes on a path outside the mask @avoid.
  */
 static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
-		    u32 offset, u32 len, bool retx, struct sk_buff_head *out)
+		    u32 offset, u32 len, bool retx, u64 avoid,
+		    struct sk_buff_head *out)
 {
 	bool ud = mro_qp_is_ud(qp);
 	struct mro_hdr hdr = {};
@@ -326,9 +328,9 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	hdr.dqpn = ud ? s->remote_qpn : qp->dest_qpn;
 	hdr.psn = psn;
 	if (retx) {
-		/* a different, healthy path than the one that lost it */
+		/* a different, healthy path than the ones that lost it */
 		old_path = mro_slot(qp, psn)->path;
-		path = mro_path_pick_retx(&qp->paths, old_path, &hdr.path_seq);
+		path = mro_path_pick_retx(&qp->paths, avoid, &hdr.path_seq);
 		qp->late_tx_end = qp->snd_nxt;
 		trace_mro_retransmit(qp->qpn, psn, old_path, path,
 				     mro_slot(qp, psn)->retx + 1);
@@ -446,7 +448,9 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		t->on_path = true;
 		t->asked = hdr.flags & METAROCE_F_ACK_REQ;
 		if (retx) {
-			t->retx++;
+			/* saturates: 0 would read as a first transmission */
+			if (t->retx < U8_MAX)
+				t->retx++;
 			t->state = MRO_TX_SENT;
 		}
 	}
@@ -621,7 +625,7 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 				t->state = MRO_TX_SENT;
 			}
 		}
-		err = mro_emit(qp, qp->sq_cur, s, psn, off, len, false, out);
+		err = mro_emit(qp, qp->sq_cur, s, psn, off, len, false, 0, out);
 		if (err == -ENOMEM) {
 			/* nothing advanced: the same packet goes out later */
 			mro_tx_nomem(qp);
@@ -667,6 +671,34 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 	return sent;
 }
 
+/*
+ * How many more copies of the resend of @psn (slot @t) to send: after n
+ * timeouts in a row the oldest PSN goes out on 2^(n-1) distinct paths
+ * (n >= 2; at most 2^MRO_RTO_COPIES_SHIFT).  A path that died shows only
+ * once a timeout finds a packet lost on it, and mro_path_lost() suspends
+ * nothing while many paths are in trouble; so one resend at a time can
+ * land on one dead path after another (a leaf-spine fabric with one
+ * spine link down breaks the round trip of about half the paths), each
+ * costing one of the QP's few retries.  The copies cost a few packets per
+ * backed-off RTO; the responder acknowledges the duplicates on other
+ * paths (mro_path_dup_ack()).  Not a READ_REQ: each copy of it would
+ * cost the responder the READ's responses.
+ */
+static u32 mro_rto_copies(const struct mro_qp *qp, u32 psn,
+			  const struct mro_txslot *t, const struct mro_swqe *s)
+{
+	if (psn != qp->snd_una || !t->rto_lost || qp->backoff < 2 ||
+	    mro_wr_to_op(s->opcode, false) == METAROCE_OP_READ_REQ)
+		return 0;
+	return (1U << min_t(u32, qp->backoff - 1, MRO_RTO_COPIES_SHIFT)) - 1;
+}
+
+static u64 mro_slot_path_mask(const struct mro_qp *qp,
+			      const struct mro_txslot *t)
+{
+	return t->on_path && t->path < qp->paths.n ? BIT_ULL(t->path) : 0;
+}
+
 /* retransmit the PSNs declared lost; returns packets sent */
 static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 			 int budget)
@@ -678,6 +710,8 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 	     mro_seq_before(psn, qp->snd_nxt); psn++) {
 		struct mro_txslot *t = mro_slot(qp, psn);
 		struct mro_swqe *s;
+		u32 copies;
+		u64 tried;
 		int err;
 
 		if (t->state != MRO_TX_LOST)
@@ -685,8 +719,9 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 		if (!mro_cc_may_retx(qp))	/* cwnd, pacing */
 			break;
 		s = mro_swqe_at(qp, t->swqe);
+		tried = mro_slot_path_mask(qp, t);
 		err = mro_emit(qp, t->swqe, s, psn, t->offset,
-			       t->len, true, out);
+			       t->len, true, tried, out);
 		if (err == -ENOMEM) {
 			mro_tx_nomem(qp);	/* still MRO_TX_LOST */
 			return sent;
@@ -699,6 +734,17 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 		mro_qp_count(qp, MRO_CNT_RETRANSMITS, 1);
 		mro_cc_sent(qp, t->len);
 		sent++;
+		/* the resend went out: a copy that cannot, ends the copies */
+		for (copies = mro_rto_copies(qp, psn, t, s); copies; copies--) {
+			tried |= mro_slot_path_mask(qp, t);
+			if (!mro_path_spare(&qp->paths, tried) ||
+			    mro_emit(qp, t->swqe, s, psn, t->offset, t->len,
+				     true, tried, out))
+				break;
+			mro_qp_count(qp, MRO_CNT_RETRANSMITS, 1);
+			mro_count(qp->dev->stats, MRO_CNT_RTO_COPIES, 1);
+			mro_cc_sent(qp, t->len);
+		}
 		/*
 		 * The oldest PSN was resent: the RTO counts from now (as
 		 * TCP's does), or it fires on a resend still on its way.

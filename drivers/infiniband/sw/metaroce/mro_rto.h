@@ -14,6 +14,7 @@
 #define MRO_RTO_FLOOR_US	100		/* rto_min_us below this is raised */
 #define MRO_RTO_MAX_US		(2 * 1000 * 1000)	/* before backoff */
 #define MRO_RTO_MAX_BACKOFF	6		/* doublings at most */
+#define MRO_RTO_COPIES_SHIFT	3		/* resend on 2^3 paths at most */
 #define MRO_RTT_SANE_US		(10 * 1000 * 1000)	/* larger echoes: nonsense */
 
 /*
