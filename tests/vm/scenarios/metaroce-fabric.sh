@@ -231,6 +231,16 @@ cp "$LAB_WORK"/bw1-*.out "$LAB_OUT/"
 printf '%s\n---\n%s\n' "$s1" "$s2" >"$LAB_OUT/qp-counter-auto.txt"
 printf '%s\n---\n%s\n' "$b1" "$b2" >"$LAB_OUT/qp-counter-bind.txt"
 lab_check_grep mr2-qp-has-8-paths 'paths 8 ' cat "$LAB_OUT/res-mr2.txt"
+# RTT samples come from the echoed timestamps, which travel on each QP's
+# own clock (a random offset): every RC QP and most paths have a smoothed RTT,
+# none of them absurd (a sample above 10 s is refused)
+lab_check qp-srtt-sane awk '/type RC/ {
+        for (i = 1; i < NF; i++) {
+            if ($i == "drv_srtt_us") { q++; if ($(i + 1) <= 0 || $(i + 1) >= 5000000) bad++ }
+            if ($i ~ /^drv_p[0-9]+_srtt_us$/ && $(i + 1) > 0) { p++; if ($(i + 1) >= 5000000) bad++ }
+        }
+    } END { print q + 0 " QPs, " p + 0 " paths with an srtt, " bad + 0 " outside (0, 5 s)"
+            exit !(q >= 4 && p >= 8 && !bad) }' "$LAB_OUT/res-mr1.txt"
 # the second sample: a QP with 8 paths, each with a tx_pps rate, some above 0
 lab_check mro-paths-json-rates jq -e -s '.[1].qps | map(select((.paths | length) == 8 and
     all(.paths[]; has("tx_pps")))) | length > 0 and

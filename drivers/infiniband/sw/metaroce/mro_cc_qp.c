@@ -87,7 +87,7 @@ static void mro_cc_send_credit(struct mro_qp *qp, u32 grant,
 	hdr.flags = METAROCE_F_ECT;
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
-	hdr.tsval = mro_now_us();
+	hdr.tsval = mro_qp_tsval(qp, mro_now_us());
 	hdr.ctrl.credit_psn = grant;
 	skb = mro_tx_build(qp, &qp->av, &hdr, 0, &payload);
 	if (!skb)

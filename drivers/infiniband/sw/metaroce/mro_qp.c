@@ -156,6 +156,7 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 		return -ENOMEM;
 	if (mro_qp_is_ud(qp))
 		npaths = 1;
+	qp->ts_off = get_random_u32();
 	err = mro_paths_init(&qp->paths, npaths, get_random_u32(),
 			     GFP_KERNEL_ACCOUNT);
 	if (err)

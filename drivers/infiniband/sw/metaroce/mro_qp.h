@@ -197,6 +197,7 @@ struct mro_qp {
 	u32 rto_us;			/* current RTO before backoff */
 	u32 srtt_us;
 	u32 rttvar_us;
+	u32 ts_off;			/* tsval on the wire: mro_now_us() + this */
 	u32 backoff;
 	bool pto_armed;			/* rto_timer is the tail-loss probe */
 	u32 rto_due_us;			/* when rto_timer should fire */
@@ -459,8 +460,18 @@ int mro_mcast_xmit6(struct net *net, struct dst_entry *dst,
 		    const struct in6_addr *daddr, u8 tclass, __be16 sport,
 		    __be16 dport);
 
+/*
+ * The QP's timestamps on the wire: mro_now_us() plus a random offset of
+ * its own (as TCP's per-connection offset, RFC 7323 section 5.4), so a
+ * packet's tsval discloses neither the host's clock nor another QP's, and
+ * an echo cannot be forged from them.
+ */
+static inline u32 mro_qp_tsval(const struct mro_qp *qp, u32 now_us)
+{
+	return now_us + qp->ts_off;
+}
+
 /* mro_recv.c: packet dispatch */
-void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
-	     const struct mro_hdr *hdr);
+void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr);
 
 #endif /* MRO_QP_H */

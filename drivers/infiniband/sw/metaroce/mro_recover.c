@@ -99,7 +99,7 @@ static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq, u16 flags,
 	hdr.psn = qp->snd_nxt;
 	hdr.path = p;
 	hdr.path_seq = seq;
-	hdr.tsval = mro_now_us();
+	hdr.tsval = mro_qp_tsval(qp, mro_now_us());
 	hdr.ctrl.token = seq;
 	skb = mro_tx_build(qp, &qp->av, &hdr, 0, &payload);
 	if (!skb)

@@ -99,8 +99,20 @@ static void mro_rx_done(struct mro_dev *dev, struct mro_qp *qp,
 	kfree_skb_reason(skb, reason);
 }
 
-void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
-	     const struct mro_hdr *hdr)
+/*
+ * The echoes of the QP's own timestamps (an ACK's ts_echo, a READ
+ * response's imm) back from the wire clock to mro_now_us()
+ * (mro_qp_tsval()); an imm of 0, no echo, stays 0.
+ */
+static void mro_echo_to_local(const struct mro_qp *qp, struct mro_hdr *hdr)
+{
+	if (hdr->opcode == METAROCE_OP_ACK)
+		hdr->ack.ts_echo -= qp->ts_off;
+	else if (hdr->opcode == METAROCE_OP_READ_RESP && hdr->msg.imm)
+		hdr->msg.imm -= qp->ts_off;
+}
+
+void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
 {
 	enum mro_rx_verdict v = MRO_RXV_OK;
 	struct mro_qp *qp = NULL;
@@ -130,6 +142,7 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb,
 		v = MRO_RXV_QP_MISMATCH;
 	} else {
 		mro_qp_count_rx(qp, skb->len);
+		mro_echo_to_local(qp, hdr);
 		if (mro_ud_opcode(hdr->opcode))
 			v = mro_resp_ud_rcv(qp, hdr, skb);
 		else if (hdr->opcode == METAROCE_OP_PROBE)

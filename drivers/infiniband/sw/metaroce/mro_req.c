@@ -319,7 +319,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	struct mro_hdr hdr = {};
 	struct sk_buff *skb;
 	void *payload;
-	u32 plen = len;
+	u32 plen = len, now;
 	u16 path, old_path;
 	int err;
 
@@ -341,7 +341,8 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		path = mro_path_pick(&qp->paths, &hdr.path_seq);
 	}
 	hdr.path = path;
-	hdr.tsval = mro_now_us();
+	now = mro_now_us();
+	hdr.tsval = mro_qp_tsval(qp, now);
 	hdr.flags = METAROCE_F_ECT;
 	if (retx)
 		hdr.flags |= METAROCE_F_RETX;
@@ -442,7 +443,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	if (mro_qp_connected(qp) && qp->ibqp.qp_type == IB_QPT_RC) {
 		struct mro_txslot *t = mro_slot(qp, psn);
 
-		t->sent_us = hdr.tsval;
+		t->sent_us = now;
 		t->path = path;
 		t->path_seq = hdr.path_seq;
 		t->on_path = true;

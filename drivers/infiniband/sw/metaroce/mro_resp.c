@@ -42,7 +42,7 @@ static void mro_send_ack_on(struct mro_qp *qp, const struct mro_hdr *req,
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
 	hdr.path = path;
-	hdr.tsval = mro_now_us();
+	hdr.tsval = mro_qp_tsval(qp, mro_now_us());
 	hdr.ack.syndrome = syndrome;
 	hdr.ack.nak_code = code;
 	hdr.ack.cum_psn = qp->rxwin.base;
@@ -438,7 +438,7 @@ static int mro_resp_read(struct mro_qp *qp, const struct mro_hdr *hdr,
 		r.dqpn = qp->dest_qpn;
 		r.psn = hdr->psn + k;
 		r.path = mro_path_reply(&qp->paths, hdr->path, &r.path_seq);
-		r.tsval = mro_now_us();
+		r.tsval = mro_qp_tsval(qp, mro_now_us());
 		r.flags = METAROCE_F_ECT;
 		if (k == n - 1)
 			r.flags |= METAROCE_F_LAST;
@@ -547,7 +547,7 @@ static void mro_send_atomic_resp(struct mro_qp *qp, const struct mro_hdr *req,
 	r.dqpn = qp->dest_qpn;
 	r.psn = req->psn;
 	r.path = mro_path_reply(&qp->paths, req->path, &r.path_seq);
-	r.tsval = mro_now_us();
+	r.tsval = mro_qp_tsval(qp, mro_now_us());
 	r.orig = orig;
 	mro_queue_hdr_only(qp, &r, out);
 }
