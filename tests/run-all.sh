@@ -272,7 +272,7 @@ step_done() {
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# ucstream, collective, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
+# ucstream, collective, ringrace, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
 # mro-paths, for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
 # metaroce-src.tar.gz, made by make dist);
 # prints the dir
@@ -284,6 +284,7 @@ vm_files() {
     [ -x "$dc" ] && cp "$dc" "$files/"
     [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
     [ -x tools/collective/collective ] && cp tools/collective/collective "$files/"
+    [ -x tools/ringrace/ringrace ] && cp tools/ringrace/ringrace "$files/"
     cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
     cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \
         "$files/"
@@ -382,6 +383,7 @@ if want vm || want debug; then
     fi
     make -C tools/ucstream >"$OUT/ucstream-build.log" 2>&1 || record ucstream-build 1
     make -C tools/collective >"$OUT/collective-build.log" 2>&1 || record collective-build 1
+    make -C tools/ringrace >"$OUT/ringrace-build.log" 2>&1 || record ringrace-build 1
 fi
 
 if want vm; then

@@ -32,12 +32,15 @@
 #   phase 1c: an unprivileged user (uid 65534) on h1 and on h2 sends packets
 #     at mr2: they come from no path source port (512-1023), so every one is
 #     dropped before decode (rx_drop_sport) and nothing else counts them.
+#   phase 1d: an unprivileged user races the indices and WQEs of its own
+#     queue rings while it posts, flushes and destroys (tools/ringrace):
+#     every call returns, no soft lockup or hung task is reported.
 #   phase 2: while ib_write_bw runs h1 -> h2, h1 and h2 send "live" packets at
 #     each other's QPs from the peers' own addresses (what an on-path spoofer
 #     could do).  The transfer may fail (RDMA has no authentication); the kernel
 #     must not: afterwards a fresh datacheck passes, the devices are deleted,
 #     the module unloads (while h3 floods both devices), and dmesg is clean.
-# Files (--files): metaroce.ko, metaroce-lib.sh, datacheck, mro-hostile,
+# Files (--files): metaroce.ko, metaroce-lib.sh, datacheck, ringrace, mro-hostile,
 # mro-idle.
 # Example:
 #   tests/vm/run.sh --dist bookworm --topology netns --timeout 1800 \
@@ -287,6 +290,25 @@ lab_check unprivileged-all-dropped-sport test "$d" -eq 400
 for c in rx_drop_no_qp rx_drop_field rx_drop_qp_mismatch rx_drop_window; do
     lab_check "unprivileged-no-$c" test "$(delta "$b2" "$a2" "$c")" -eq 0
 done
+
+# --- phase 1d: an unprivileged user races its own queue rings ---------------
+# tools/ringrace as uid 65534 (the uverbs nodes world-writable, as
+# rdma-core's udev rule makes them): random indices and WQEs in its rings
+# while it posts, polls, flushes and destroys.  Every verbs call returns; the
+# soft-lockup and hung-task reports stay away (dmesg-clean); the device works
+# on (phase 2, afterwards)
+lab_log "phase 1d: an unprivileged user races its own rings on mr1"
+chmod 0666 /dev/infiniband/uverbs*
+install -m 0755 "$LAB_FILES/ringrace" /tmp/ringrace-user
+lab_check ringrace-unprivileged sh -c "ip netns exec h1 setpriv --reuid=65534 --regid=65534 \
+    --clear-groups timeout $T /tmp/ringrace-user -d mr1 -n 200 -t 60 -s 7 >'$LAB_OUT/ringrace.txt' 2>&1
+    rc=\$?; cat '$LAB_OUT/ringrace.txt'; exit \$rc"
+lab_metric ringrace_longest_round_s "$(sed -n 's/^ringrace:.* longest \([0-9.]*\) s.*/\1/p' "$LAB_OUT/ringrace.txt")"
+lab_metric ringrace_user_faults "$(sed -n 's/^ringrace:.*, \([0-9]*\) ended by a fault.*/\1/p' "$LAB_OUT/ringrace.txt")"
+w=$(awk '/^round/ { for (i = 1; i < NF; i++) if ($(i + 1) == "ring") n += $i } END { print n + 0 }' \
+    "$LAB_OUT/ringrace.txt")
+lab_metric ringrace_ring_writes "$w"
+lab_check ringrace-raced test "$w" -gt 1000
 
 # --- phase 2: spoofed packets from the peers' own addresses ------------------
 lab_log "phase 2: ib_write_bw h1 -> h2 while h1 and h2 send live spoofed packets"
