@@ -49,13 +49,13 @@ skip=""
 only=""
 with=""
 optin="debug bench"
-debug_scenarios="device verbs datacheck nvme"
+debug_scenarios="device verbs datacheck nvme fuzz"
 # make test: the core scenarios (46.5 min on a clean clone, warm caches)
 scenarios="device verbs datacheck pyverbs hostile nvme install"
 once_scenarios="fabric nfs"
-# make test-full adds: fabric and nfs on every dist, and the long scenarios
+# make test-full adds: fabric, nfs and fuzz on every dist, and the long scenarios
 # whose checks do not depend on the kernel on the first dist
-full_scenarios="fabric nfs"
+full_scenarios="fabric nfs fuzz"
 full_once_scenarios="paths netdevs apps collective bond"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
@@ -272,7 +272,7 @@ step_done() {
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# ucstream, collective, ringrace, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
+# ucstream, collective, ringrace, mrofuzz, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
 # mro-paths, for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
 # metaroce-src.tar.gz, made by make dist);
 # prints the dir
@@ -285,6 +285,7 @@ vm_files() {
     [ -x tools/ucstream/ucstream ] && cp tools/ucstream/ucstream "$files/"
     [ -x tools/collective/collective ] && cp tools/collective/collective "$files/"
     [ -x tools/ringrace/ringrace ] && cp tools/ringrace/ringrace "$files/"
+    [ -x tools/mrofuzz/mrofuzz ] && cp tools/mrofuzz/mrofuzz "$files/"
     cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
     cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \
         "$files/"
@@ -384,6 +385,7 @@ if want vm || want debug; then
     make -C tools/ucstream >"$OUT/ucstream-build.log" 2>&1 || record ucstream-build 1
     make -C tools/collective >"$OUT/collective-build.log" 2>&1 || record collective-build 1
     make -C tools/ringrace >"$OUT/ringrace-build.log" 2>&1 || record ringrace-build 1
+    make -C tools/mrofuzz >"$OUT/mrofuzz-build.log" 2>&1 || record mrofuzz-build 1
 fi
 
 if want vm; then
