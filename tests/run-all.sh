@@ -429,7 +429,7 @@ if want debug; then
         # slower, so every wait inside the guests gets longer too
         echo "DC_TIMEOUT=1200" >"$files/datacheck.conf"
         for sc in $debug_scenarios; do
-            LAB_GUEST_ENV="LAB_BARRIER_TIMEOUT=1200 MRO_TEST_TIMEOUT=900" \
+            LAB_GUEST_ENV="LAB_BARRIER_TIMEOUT=1200 MRO_TEST_TIMEOUT=900 MRO_FUZZ_COUNT=50000" \
                 vm_scenario trixie "$sc" "$files" "debug-$sc" "debug/$sc" 5400 \
                 --kernel "$dk" --boot-timeout 1200
         done

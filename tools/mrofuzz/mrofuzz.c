@@ -23,7 +23,7 @@
  * check).  One in eight goes out marked CE (IP ECN 3), one in four over
  * IPv6 when -T gives the target's IPv6 address too.  Prints what it sent
  * by mutation; exit 0 when at least -n were sent, 1 otherwise, 2 on bad
- * usage.
+ * usage.  SIGTERM or SIGINT ends the sending early, with the report.
  *
  * Usage: mrofuzz -t ADDR [-T ADDR6] [-i IF] [-p PORT] [-n COUNT] [-c SECS]
  *                [-q QPN,..] [-Q QPN,..] [-s SEED]
@@ -39,6 +39,7 @@
 #include <netinet/ip6.h>
 #include <netinet/udp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "mro_xorshift.h"
 
 #define MAX_PKTS	4096
 #define MAX_LEN		9000
@@ -64,6 +67,7 @@ struct pkt {
 	uint8_t *data;
 };
 
+static volatile sig_atomic_t stopped;
 static struct pkt corpus[MAX_PKTS];
 static int ncorpus;
 static uint32_t crc_table[256];
@@ -71,10 +75,7 @@ static uint64_t rng_state;
 
 static uint32_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dULL) >> 32);
+	return mro_xorshift(&rng_state);
 }
 
 /* CRC32C (Castagnoli, reflected), as the wire's trailer */
@@ -308,6 +309,13 @@ static int mutate(uint8_t *p, size_t *len, const uint32_t *q, const uint32_t *pq
 	return m;
 }
 
+/* SIGTERM (a timeout) or SIGINT: stop sending, report what was sent */
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopped = 1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: mrofuzz -t ADDR [-T ADDR6] [-i IF] [-p PORT] [-n COUNT] [-c SECS]\n"
@@ -389,8 +397,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	signal(SIGTERM, on_stop);
+	signal(SIGINT, on_stop);
 	start = now_s();
-	while (sent < count) {
+	while (sent < count && !stopped) {
 		const struct pkt *o = &corpus[rnd() % ncorpus];
 		int v6 = have6 && !(rnd() % 4), ce = !(rnd() % 8), k, m = 0;
 		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };

@@ -47,6 +47,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mro_xorshift.h"
+
 #define RING_PROD_OFF	128
 #define RING_CONS_OFF	256
 #define RING_DATA_OFF	384
@@ -75,11 +77,7 @@ static uint64_t rng_state;
 
 static uint32_t rnd(void)
 {
-	/* xorshift64*: the tool's own stream, repeatable from -s */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dULL) >> 32);
+	return mro_xorshift(&rng_state);
 }
 
 static double now_s(void)
@@ -123,9 +121,12 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 	_exit(128 + sig);
 }
 
+/* the racer's random stream (not a local: it lives across siglongjmp) */
+static __thread uint64_t race_rng;
+
 static void *racer(void *arg)
 {
-	uint64_t s = (uintptr_t)arg | 1;
+	race_rng = (uintptr_t)arg | 1;
 
 	while (!atomic_load(&stop)) {
 		int i, n = atomic_load(&nrings);
@@ -137,10 +138,7 @@ static void *racer(void *arg)
 			volatile uint32_t *prod, *cons;
 			uint32_t v;
 
-			s ^= s >> 12;
-			s ^= s << 25;
-			s ^= s >> 27;
-			v = (uint32_t)((s * 0x2545f4914f6cdd1dULL) >> 32);
+			v = mro_xorshift(&race_rng);
 			if (!r.base || atomic_load(&nrings) <= i)
 				continue;
 			prod = (volatile uint32_t *)(r.base + RING_PROD_OFF);
@@ -183,7 +181,7 @@ static void *racer(void *arg)
 				off = RING_DATA_OFF + ((size_t)v * 64) % room;
 				for (k = 0; k < 16 && off + 4 * k + 4 <= r.len; k++)
 					*(volatile uint32_t *)(r.base + off + 4 * k) =
-						(uint32_t)(s >> (k & 31)) ^ v;
+						(uint32_t)(race_rng >> (k & 31)) ^ v;
 				break;
 			}
 			}

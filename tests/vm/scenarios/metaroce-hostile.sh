@@ -68,17 +68,6 @@ for i in 1 2; do
 done
 lab_check ping-h2 ip netns exec h1 ping -c 2 -W 2 10.98.0.2
 
-# snap DEV: its port counters as "name value" lines
-snap() {
-    grep -H . "/sys/class/infiniband/$1/ports/1/hw_counters/"* | sed 's|.*/||; s|:| |'
-}
-# delta BEFORE AFTER NAME: growth of counter NAME between two snaps
-delta() {
-    local a b
-    a=$(awk -v n="$3" '$1 == n { print $2 }' <<<"$1")
-    b=$(awk -v n="$3" '$1 == n { print $2 }' <<<"$2")
-    echo $(( ${b:-0} - ${a:-0} ))
-}
 # live_qps DEV FIELD: FIELD (lqpn or rqpn) of DEV's RC QPs in RTR or RTS (a perftest
 # server's stay in RTR), comma-separated
 live_qps() {
@@ -140,7 +129,7 @@ ip netns exec h2 setpriv --reuid=65534 --regid=65534 --clear-groups \
 lab_check_grep unprivileged-sees-qps 'lqpn' cat "$LAB_OUT/qp-unprivileged.txt"
 lab_check unprivileged-no-psns sh -c "! grep -E 'snd_una|snd_nxt|rcv_psn|credit_psn|grant_psn' '$LAB_OUT/qp-unprivileged.txt'"
 lab_check_grep root-sees-psns 'rcv_psn' rdma -dd resource show qp link mr2/1
-b2=$(snap mr2); b1=$(snap mr1)
+b2=$(mro_snap mr2); b1=$(mro_snap mr1)
 all=garbage,short,crc,header,fields,window
 # the first run under the kernel's drop tracepoint: metaroce frees what it
 # refuses with kfree_skb_reason() (usage.rst, "Drop tracing")
@@ -179,7 +168,7 @@ for i in 1 2 3 4; do
     lab_check "dupreq-h2-to-h1-$i" hostile h2 10.98.0.1 -c dupreq -n 30 \
         -q "$q1" -Q "$r1" -P "$p1" -s $((20 + i))
 done
-a2=$(snap mr2); a1=$(snap mr1)
+a2=$(mro_snap mr2); a1=$(mro_snap mr1)
 lab_check dc1-client-alive kill -0 $cli
 mro_dc_finish	# the hostile runs are over: the transfer may end
 wait $cli; wait $srv
@@ -190,16 +179,16 @@ printf '%s\n---\n%s\n' "$b2" "$a2" >"$LAB_OUT/mr2-counters-phase1.txt"
 printf '%s\n---\n%s\n' "$b1" "$a1" >"$LAB_OUT/mr1-counters-phase1.txt"
 for c in rx_drop_short rx_drop_version rx_drop_opcode rx_drop_hdr_len rx_drop_crc \
         rx_drop_field rx_drop_length rx_drop_no_qp rx_drop_qp_mismatch rx_drop_window; do
-    d=$(delta "$b2" "$a2" "$c")
+    d=$(mro_delta "$b2" "$a2" "$c")
     lab_metric "mr2_$c" "$d"
     lab_check "mr2-counted-$c" test "$d" -gt 0
-    lab_metric "mr1_$c" "$(delta "$b1" "$a1" "$c")"
+    lab_metric "mr1_$c" "$(mro_delta "$b1" "$a1" "$c")"
 done
-lab_check no-retry-exceeded test "$(delta "$b1" "$a1" retry_exceeded)" -eq 0
+lab_check no-retry-exceeded test "$(mro_delta "$b1" "$a1" retry_exceeded)" -eq 0
 # the failing requests were dropped and counted, none NAKed; no forged CE
 # mark was taken (the bridge marks nothing), the forged grants were dropped
 for c in rx_drop_dup_req cc_bad_feedback nak_sent cc_ecn_echoed; do
-    d=$(( $(delta "$b1" "$a1" "$c") + $(delta "$b2" "$a2" "$c") ))
+    d=$(( $(mro_delta "$b1" "$a1" "$c") + $(mro_delta "$b2" "$a2" "$c") ))
     lab_metric "hostile_$c" "$d"
     case $c in
     nak_sent|cc_ecn_echoed) lab_check "hostile-no-$c" test "$d" -eq 0 ;;
@@ -239,7 +228,7 @@ idle_end() {
     lab_check "$2" sh -c "cat '$LAB_WORK/$1.out'; exit $rc"
     cp "$LAB_WORK/$1.out" "$LAB_OUT/"
 }
-b2=$(snap mr2)
+b2=$(mro_snap mr2)
 idle_start idle
 if lab_check idle-up idle_qpns idle; then
     read -r icli isrv <<<"$(idle_qpns idle)"
@@ -261,14 +250,14 @@ if lab_check idle-pending-up idle_qpns idle-pending; then
         -q "$icli" -Q "$isrv" -P 2000 -s 43
 fi
 idle_end idle-pending idle-pending-survives-ackforge
-a2=$(snap mr2)
+a2=$(mro_snap mr2)
 for c in rx_drop_dup_req rx_drop_error_ahead rx_srq_wqe_flushed \
     rx_drop_ack_echo rx_drop_ack_range; do
-    d=$(delta "$b2" "$a2" "$c")
+    d=$(mro_delta "$b2" "$a2" "$c")
     lab_metric "idle_$c" "$d"
     lab_check "idle-counted-$c" test "$d" -gt 0
 done
-lab_check idle-no-nak_sent test "$(delta "$b2" "$a2" nak_sent)" -eq 0
+lab_check idle-no-nak_sent test "$(mro_delta "$b2" "$a2" nak_sent)" -eq 0
 
 # --- phase 1c: an unprivileged local user -----------------------------------
 lab_log "phase 1c: an unprivileged user on h1 and on h2 sends at mr2"
@@ -280,15 +269,15 @@ unprivileged() {
     ip netns exec "$ns" setpriv --reuid=65534 --regid=65534 --clear-groups \
         timeout "$T" python3 /tmp/mro-hostile-user "$@"
 }
-b2=$(snap mr2)
+b2=$(mro_snap mr2)
 lab_check unprivileged-h1-to-h2 unprivileged h1 10.98.0.2 -c fields,live -n 100 -s 51
 lab_check unprivileged-h2-to-h2 unprivileged h2 10.98.0.2 -c fields,live -n 100 -s 52
-a2=$(snap mr2)
-d=$(delta "$b2" "$a2" rx_drop_sport)
+a2=$(mro_snap mr2)
+d=$(mro_delta "$b2" "$a2" rx_drop_sport)
 lab_metric unprivileged_rx_drop_sport "$d"
 lab_check unprivileged-all-dropped-sport test "$d" -eq 400
 for c in rx_drop_no_qp rx_drop_field rx_drop_qp_mismatch rx_drop_window; do
-    lab_check "unprivileged-no-$c" test "$(delta "$b2" "$a2" "$c")" -eq 0
+    lab_check "unprivileged-no-$c" test "$(mro_delta "$b2" "$a2" "$c")" -eq 0
 done
 
 # --- phase 1d: an unprivileged user races its own queue rings ---------------
@@ -331,8 +320,8 @@ lab_check hostile-live-h2-to-h1 hostile h2 10.98.0.1 -c live -q "$q1" -Q "$r1" -
 wait $cli; lab_metric bw_client_rc $?
 kill $srv 2>/dev/null; wait $srv
 cp "$LAB_WORK"/bw-*.out "$LAB_OUT/"
-snap mr1 >"$LAB_OUT/mr1-counters-phase2.txt"
-snap mr2 >"$LAB_OUT/mr2-counters-phase2.txt"
+mro_snap mr1 >"$LAB_OUT/mr1-counters-phase2.txt"
+mro_snap mr2 >"$LAB_OUT/mr2-counters-phase2.txt"
 
 # --- afterwards: the devices and the module are fine -------------------------
 lab_log "after: a fresh datacheck, then delete the devices and unload"

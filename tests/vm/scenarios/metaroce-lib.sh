@@ -110,6 +110,19 @@ mro_qp_errors() {
     [ "$DEV" = mr0 ] && mro_counter mr0 qp_errors
 }
 
+# mro_snap DEV: its port counters as "name value" lines
+mro_snap() {
+    grep -H . "/sys/class/infiniband/$1/ports/1/hw_counters/"* | sed 's|.*/||; s|:| |'
+}
+
+# mro_delta BEFORE AFTER NAME: growth of counter NAME between two mro_snaps
+mro_delta() {
+    local a b
+    a=$(awk -v n="$3" '$1 == n { print $2 }' <<<"$1")
+    b=$(awk -v n="$3" '$1 == n { print $2 }' <<<"$2")
+    echo $(( ${b:-0} - ${a:-0} ))
+}
+
 # mro_counters_nonzero DEV: DEV's port counters that are not zero, NAME:VALUE
 mro_counters_nonzero() {
     grep -H . "/sys/class/infiniband/$1/ports/1/hw_counters/"* | sed 's|.*/||' |
