@@ -408,6 +408,7 @@ if want vm; then
         for sc in $scenarios; do
             timeout=1200
             [ "$sc" = install ] && [ "$full" = 1 ] && timeout=2400
+            [ "$sc" = fuzz ] && timeout=1800	# the fuzzer may take 2 x 600 s
             vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" "$timeout"
         done
         for sc in $once_scenarios; do

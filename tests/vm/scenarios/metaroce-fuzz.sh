@@ -51,10 +51,10 @@ qps() {
 # --- the connection the fuzzer sees ----------------------------------------
 G1=$(lab_gid_index mr1)
 G2=$(lab_gid_index mr2)
-ip netns exec h2 timeout "$T" ib_write_bw -d mr2 -x "$G2" -q 2 -s 4096 -D $((T - 120)) -F \
+ip netns exec h2 timeout $((2 * T)) ib_write_bw -d mr2 -x "$G2" -q 2 -s 4096 -D $((2 * T - 120)) -F \
     >"$LAB_WORK/bw-server.out" 2>&1 &
 mro_wait_listen h2 18515 >"$LAB_WORK/bw-client.out"
-ip netns exec h1 timeout "$T" ib_write_bw -d mr1 -x "$G1" -q 2 -s 4096 -D $((T - 120)) -F \
+ip netns exec h1 timeout $((2 * T)) ib_write_bw -d mr1 -x "$G1" -q 2 -s 4096 -D $((2 * T - 120)) -F \
     10.98.0.2 >>"$LAB_WORK/bw-client.out" 2>&1 &
 for i in $(seq 120); do
     q2=$(qps mr2 lqpn ib_write_bw)
@@ -67,7 +67,7 @@ lab_check bw-qps-up test -n "$q2"
 
 # --- the fuzzer: capture, then send ----------------------------------------
 b2=$(mro_snap mr2)
-ip netns exec h1 timeout "$T" "$FUZZ" -t 10.98.0.2 -T fd98::2 -i eth0 -c 10 -n "$N" \
+ip netns exec h1 timeout $((2 * T)) "$FUZZ" -t 10.98.0.2 -T fd98::2 -i eth0 -c 10 -n "$N" \
     -q "$q2" -Q "$r2" -s 1 >"$LAB_OUT/mrofuzz.txt" 2>&1 &
 fz=$!
 for i in $(seq 60); do
@@ -77,12 +77,12 @@ done
 lab_check_grep fuzz-captured '^mrofuzz: captured [1-9]' cat "$LAB_OUT/mrofuzz.txt"
 
 # --- the checked transfer the fuzzer knows nothing of ----------------------
-# (it outlasts the fuzzer, whose limit is T, and is ended when it is done)
-ip netns exec h2 timeout -k 30 $((T + 240)) "$DC" -s -p 18600 -T 120 \
+# (it outlasts the fuzzer, whose limit is 2 T, and is ended when it is done)
+ip netns exec h2 timeout -k 30 $((2 * T + 240)) "$DC" -s -p 18600 -T 120 \
     >"$LAB_WORK/dc-server.log" 2>&1 &
 srv=$!
 sleep 2
-ip netns exec h1 timeout -k 30 $((T + 240)) "$DC" -c 10.98.0.2 -p 18600 -q 4 -t $((T + 120)) \
+ip netns exec h1 timeout -k 30 $((2 * T + 240)) "$DC" -c 10.98.0.2 -p 18600 -q 4 -t $((2 * T + 120)) \
     -T 120 >"$LAB_WORK/dc-client.log" 2>&1 &
 cli=$!
 
