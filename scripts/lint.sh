@@ -28,6 +28,9 @@
 #                Documentation/metaroce/bench/*.md that the bench scripts write),
 #                and the C, shell and Python sources and tools
 #   version      dkms.conf's PACKAGE_VERSION is MRO_VERSION (mro.h, the MODULE_VERSION)
+#   wire         tools/mro-hostile's own copy of the wire format (opcodes, flags, header
+#                layouts, extension per opcode) is metaroce_wire.h's and mro_wire.c's
+#                (scripts/check-wire-tables.sh)
 #
 # Files considered: git ls-files -co --exclude-standard (tracked + untracked, not ignored).
 # Environment:
@@ -41,7 +44,7 @@ MR_PROG=lint.sh
 . "$(dirname "$(realpath "$0")")/lib-build.sh"
 
 case "${1:-}" in
--h|--help) sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 '') ;;
 *) echo "usage: $0" >&2; exit 2 ;;
 esac
@@ -52,7 +55,7 @@ FAILED=()
 PASSED=()
 
 mr_need_host_pkgs git:git perl:perl gcc:gcc shellcheck:shellcheck xz:xz-utils \
-	rst2pseudoxml:python3-docutils
+	rst2pseudoxml:python3-docutils python3:python3
 mr_traps_install
 cd "$MR_REPO"
 
@@ -250,8 +253,18 @@ check_version() {
 		"MRO_VERSION '$mod', dkms.conf PACKAGE_VERSION '$pkg'"
 }
 
+# ------------------------------------------------------------------ wire tables
+check_wire() {
+	local out rc=0
+	out=$(CC=gcc timeout 120 bash "$MR_REPO/scripts/check-wire-tables.sh" 2>&1) || rc=1
+	if [ $rc -ne 0 ]; then
+		echo "---- wire: scripts/check-wire-tables.sh"; echo "$out"
+	fi
+	result wire $rc "tools/mro-hostile's wire tables are metaroce_wire.h's and mro_wire.c's"
+}
+
 T0=$SECONDS
-for c in checkpatch length whitespace spdx uapi shell_lint rst diary version; do
+for c in checkpatch length whitespace spdx uapi shell_lint rst diary version wire; do
 	skipped $c || "check_$c"
 done
 
