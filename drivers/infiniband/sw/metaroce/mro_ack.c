@@ -496,7 +496,7 @@ enum mro_rx_verdict mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 			mro_cc_ack(qp, hdr, una, lost);
 		break;
 	case METAROCE_OP_CREDIT:
-		v = mro_cc_credit_rcv(qp, &hdr->ctrl);
+		v = mro_cc_credit_rcv(qp, hdr->psn, &hdr->ctrl);
 		break;
 	case METAROCE_OP_READ_RESP:
 		/* a response we did not ask for says nothing of congestion */

@@ -83,10 +83,13 @@ static void mro_cc_send_credit(struct mro_qp *qp, u32 grant,
 	struct sk_buff *skb;
 	void *payload;
 
+	lockdep_assert_held(&qp->lock);
 	hdr.opcode = METAROCE_OP_CREDIT;
 	hdr.flags = METAROCE_F_ECT;
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
+	/* an ACK's cum_psn: the requester takes the grant only if it is one */
+	hdr.psn = qp->rxwin.base;
 	hdr.tsval = mro_qp_tsval(qp, mro_now_us());
 	hdr.ctrl.credit_psn = grant;
 	skb = mro_tx_build(qp, &qp->av, &hdr, 0, &payload);
@@ -517,11 +520,15 @@ void mro_cc_rto_verdict(struct mro_qp *qp, bool spurious)
 }
 
 /* a CREDIT: MRO_RXV_BAD_FEEDBACK if its grant reaches past any window */
-enum mro_rx_verdict mro_cc_credit_rcv(struct mro_qp *qp,
+enum mro_rx_verdict mro_cc_credit_rcv(struct mro_qp *qp, u32 psn,
 				      const struct mro_ctrl_hdr *ctrl)
 {
 	struct mro_cc_qp *c = &qp->cc;
 
+	lockdep_assert_held(&qp->lock);
+	/* its PSN is the responder's cum_psn, held to an ACK's bounds */
+	if (!mro_ack_cum_ok(psn, qp->snd_una, qp->snd_nxt, qp->txwin))
+		return MRO_RXV_ACK_RANGE;
 	mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_RCVD, 1);
 	if (!c->on)
 		return MRO_RXV_OK;

@@ -76,7 +76,7 @@ void mro_cc_resp(struct mro_qp *qp, u32 old_una, bool ce);
 void mro_cc_timeout(struct mro_qp *qp);
 void mro_cc_run_after(struct mro_qp *qp, u64 ns);
 void mro_cc_rto_verdict(struct mro_qp *qp, bool spurious);
-enum mro_rx_verdict mro_cc_credit_rcv(struct mro_qp *qp,
+enum mro_rx_verdict mro_cc_credit_rcv(struct mro_qp *qp, u32 psn,
 				      const struct mro_ctrl_hdr *c);
 
 /* responder (qp->lock held) */
