@@ -613,6 +613,63 @@ access:
 }
 
 /*
+ * Would a READ/atomic that arrived ahead of its turn pass the checks its
+ * execution makes now?  One that would not is dropped (MRO_RXV_ERR_AHEAD)
+ * rather than kept: kept, it would fail in its turn and end the QP, and as
+ * the one waiting at its PSN it would also have the genuine packet of that
+ * PSN dropped as its duplicate, so that a sender who guessed a PSN of the
+ * window, but no key, could end the connection.  The requester's own
+ * request, if it is one, is resent and judged again in its turn.
+ */
+static bool mro_rd_atomic_checks_ok(struct mro_qp *qp,
+				    const struct mro_hdr *hdr)
+{
+	const struct mro_atomic_hdr *a = &hdr->atomic;
+	struct mro_mem *mem;
+	int access;
+	u32 rkey, len;
+	u64 va;
+
+	switch (hdr->opcode) {
+	case METAROCE_OP_READ_REQ:
+		/* mro_resp_read()'s checks; the decoder bounds imm to 256.. */
+		if (hdr->msg.imm > qp->dev->payload_mtu ||
+		    max_t(u32, 1, DIV_ROUND_UP(hdr->msg.length, hdr->msg.imm)) >
+		    qp->rxwin.size / 2)
+			return false;
+		if (!hdr->msg.length)
+			return true;
+		access = IB_ACCESS_REMOTE_READ;
+		rkey = hdr->msg.rkey;
+		va = hdr->msg.va + hdr->msg.offset;
+		len = hdr->msg.length;
+		break;
+	case METAROCE_OP_CMP_SWAP:
+	case METAROCE_OP_FETCH_ADD:
+	case METAROCE_OP_ATOMIC_WRITE:
+		access = hdr->opcode == METAROCE_OP_ATOMIC_WRITE ?
+			 IB_ACCESS_REMOTE_WRITE : IB_ACCESS_REMOTE_ATOMIC;
+		rkey = a->rkey;
+		va = a->va;
+		len = sizeof(u64);
+		break;
+	case METAROCE_OP_FLUSH:
+		/* it checks, and orders placements, and changes nothing */
+		return !mro_resp_flush(qp, hdr);
+	default:
+		return false;
+	}
+	if (!(qp->access_flags & access))
+		return false;
+	mem = mro_mem_get_rkey(qp->dev, qp->ibqp.pd, qp->qpn, rkey, va, len,
+			       access);
+	if (!mem)
+		return false;
+	mro_mem_put(mem);
+	return true;
+}
+
+/*
  * Keep a READ/atomic that arrived early.  Returns 0, -ENOSPC when there is
  * no room (dropped: the requester sends it again), or -EPROTO when the
  * requester has more requests outstanding than max_dest_rd_atomic allows
@@ -804,6 +861,8 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 					     out);
 		/* they see memory as every earlier request left it */
 		if (hdr->psn != qp->rxwin.base) {
+			if (!mro_rd_atomic_checks_ok(qp, hdr))
+				return MRO_RXV_ERR_AHEAD;
 			n = mro_pend_add(qp, hdr);
 			if (n == -EPROTO)	/* past max_dest_rd_atomic */
 				return mro_resp_fail(qp, hdr,
