@@ -145,7 +145,8 @@ static void mro_uc_give_up(struct mro_qp *qp, u32 to)
  * the oldest unfinished one (half the message ring) gives up the PSNs
  * before the next message that has arrived, or before this one, which
  * settles the oldest.  A packet behind the base moves nothing; one
- * MRO_UC_PSN_SPAN or more past it is dropped (-ERANGE): no loss burst of a
+ * MRO_UC_PSN_SPAN or more past it, or whose msn is not within
+ * MRO_UC_MSN_SPAN from rcv_msn on, is dropped (-ERANGE): no loss burst of a
  * sender skips that far, and a blind forger would otherwise move the base
  * beyond every genuine PSN.  Returns -EINVAL for a malformed packet to
  * drop, 1 when the base moved (the caller then completes or drops what
@@ -156,15 +157,19 @@ int mro_uc_make_room(struct mro_qp *qp, const struct mro_hdr *hdr)
 	u32 base = qp->rxwin.base, to, msn = hdr->msg.msn, k;
 	struct mro_rmsg *n;
 
-	if (mro_seq_after(hdr->msg.first_psn, hdr->psn) ||
-	    (!mro_seq_before(msn, qp->rcv_msn) &&
-	     msn - qp->rcv_msn >= MRO_UC_MSN_SPAN))
+	if (mro_seq_after(hdr->msg.first_psn, hdr->psn))
 		return -EINVAL;
 	/* behind the base: classification drops it, it moves nothing */
 	if (mro_seq_before(hdr->psn, base))
 		return 0;
-	/* a jump this far is no loss burst: it could only be forged */
-	if (hdr->psn - base >= MRO_UC_PSN_SPAN)
+	/*
+	 * A jump this far is no loss burst: it could only be forged.  Nor
+	 * can a packet new to the window belong to a message before rcv_msn:
+	 * those were completed or given up with every PSN of theirs, and the
+	 * base is past them.  So a blind sender must guess the msn too.
+	 */
+	if (hdr->psn - base >= MRO_UC_PSN_SPAN ||
+	    msn - qp->rcv_msn >= MRO_UC_MSN_SPAN)
 		return -ERANGE;
 	if (mro_seq_after(msn, qp->uc_fence_msn)) {
 		qp->uc_fence_msn = msn;
