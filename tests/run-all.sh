@@ -56,7 +56,7 @@ once_scenarios="fabric nfs"
 # make test-full adds: fabric, nfs and fuzz on every dist, and the long scenarios
 # whose checks do not depend on the kernel on the first dist
 full_scenarios="fabric nfs fuzz"
-full_once_scenarios="paths netdevs apps collective bond"
+full_once_scenarios="paths netdevs apps collective bond blind"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"
@@ -272,7 +272,7 @@ step_done() {
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# ucstream, collective, ringrace, mrofuzz, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
+# ucstream, collective, ringrace, mrofuzz, mroblind, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
 # mro-paths, for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
 # metaroce-src.tar.gz, made by make dist);
 # prints the dir
@@ -286,6 +286,7 @@ vm_files() {
     [ -x tools/collective/collective ] && cp tools/collective/collective "$files/"
     [ -x tools/ringrace/ringrace ] && cp tools/ringrace/ringrace "$files/"
     [ -x tools/mrofuzz/mrofuzz ] && cp tools/mrofuzz/mrofuzz "$files/"
+    [ -x tools/mroblind/mroblind ] && cp tools/mroblind/mroblind "$files/"
     cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
     cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \
         "$files/"
@@ -386,6 +387,7 @@ if want vm || want debug; then
     make -C tools/collective >"$OUT/collective-build.log" 2>&1 || record collective-build 1
     make -C tools/ringrace >"$OUT/ringrace-build.log" 2>&1 || record ringrace-build 1
     make -C tools/mrofuzz >"$OUT/mrofuzz-build.log" 2>&1 || record mrofuzz-build 1
+    make -C tools/mroblind >"$OUT/mroblind-build.log" 2>&1 || record mroblind-build 1
 fi
 
 if want vm; then
@@ -412,7 +414,9 @@ if want vm; then
             vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" "$timeout"
         done
         for sc in $once_scenarios; do
-            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" 1200
+            timeout=1200
+            [ "$sc" = blind ] && timeout=2400	# 20 transfers of a minute
+            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" "$timeout"
         done
         once_scenarios=""
     done

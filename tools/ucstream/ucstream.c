@@ -14,12 +14,15 @@
  * messages or IDLE_S seconds without a completion and prints
  *   ucstream: received=R count=N last=S corrupt=C reordered=O errors=E
  * It exits 0 if R >= MIN_PCT % of N, the last message of the stream (or
- * one of the final 5 %) arrived, and C, O and E are 0.
+ * one of the final 5 %) arrived, and C, O and E are 0.  SIGUSR1 ends either
+ * side where it is: the sender stops sending (and prints how many it sent),
+ * the receiver reports with N the messages up to the last one it received.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <netdb.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,14 @@ struct cfg {
 	const char *dev, *host, *port;
 	int gidx, size, count, rxdepth, gap_us, idle_s, min_pct;
 };
+
+static volatile sig_atomic_t stopped;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	stopped = 1;
+}
 
 struct conn {
 	uint32_t qpn, psn;
@@ -170,7 +181,7 @@ static void post_recv(struct ibv_qp *qp, struct ibv_mr *mr, uint8_t *buf,
 static int receiver(const struct cfg *c, struct ibv_qp *qp, struct ibv_cq *cq,
 		    struct ibv_mr *mr, uint8_t *buf, int fd)
 {
-	long received = 0, corrupt = 0, reordered = 0, errors = 0;
+	long received = 0, corrupt = 0, reordered = 0, errors = 0, count;
 	int64_t last = -1;
 	double t_last;
 	char go = 'g';
@@ -180,7 +191,7 @@ static int receiver(const struct cfg *c, struct ibv_qp *qp, struct ibv_cq *cq,
 		post_recv(qp, mr, buf, c->size, i);
 	xfer(fd, &go, 1, 1);
 	t_last = now_s();
-	while (last < c->count - 1 && now_s() - t_last < c->idle_s) {
+	while (last < c->count - 1 && now_s() - t_last < c->idle_s && !stopped) {
 		struct ibv_wc wc[16];
 
 		n = ibv_poll_cq(cq, 16, wc);
@@ -219,10 +230,12 @@ static int receiver(const struct cfg *c, struct ibv_qp *qp, struct ibv_cq *cq,
 			post_recv(qp, mr, buf, c->size, slot);
 		}
 	}
-	printf("ucstream: received=%ld count=%d last=%lld corrupt=%ld reordered=%ld errors=%ld\n",
-	       received, c->count, (long long)last, corrupt, reordered, errors);
-	return received * 100 >= (long)c->min_pct * c->count &&
-	       last >= c->count - 1 - c->count / 20 &&
+	/* ended by SIGUSR1: the stream is what was sent up to the last seen */
+	count = stopped ? last + 1 : c->count;
+	printf("ucstream: received=%ld count=%ld last=%lld corrupt=%ld reordered=%ld errors=%ld\n",
+	       received, count, (long long)last, corrupt, reordered, errors);
+	return received * 100 >= (long)c->min_pct * count &&
+	       last >= count - 1 - count / 20 &&
 	       !corrupt && !reordered && !errors ? 0 : 1;
 }
 
@@ -234,7 +247,7 @@ static int sender(const struct cfg *c, struct ibv_qp *qp, struct ibv_cq *cq,
 	long s;
 
 	xfer(fd, &go, 1, 0);
-	for (s = 0; s < c->count; s++) {
+	for (s = 0; s < c->count && !stopped; s++) {
 		int slot = s % slots;
 		struct ibv_sge sge = { .addr = (uintptr_t)(buf + (size_t)slot * c->size),
 				       .length = c->size, .lkey = mr->lkey };
@@ -267,7 +280,7 @@ static int sender(const struct cfg *c, struct ibv_qp *qp, struct ibv_cq *cq,
 		if (c->gap_us)
 			usleep(c->gap_us);
 	}
-	printf("ucstream: sent=%d\n", c->count);
+	printf("ucstream: sent=%ld\n", s);
 	return 0;
 }
 
@@ -294,6 +307,7 @@ int main(int argc, char **argv)
 	uint8_t *buf;
 	int opt, i, fd, rc;
 
+	signal(SIGUSR1, on_usr1);
 	while ((opt = getopt(argc, argv, "d:g:p:s:n:r:i:T:m:h")) != -1) {
 		switch (opt) {
 		case 'd': c.dev = optarg; break;
