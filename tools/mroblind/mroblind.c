@@ -54,6 +54,7 @@
 
 #include <rdma/metaroce_wire.h>
 
+#include "mro_toolkit.h"
 #include "mro_xorshift.h"
 
 #define N_SOCKS		16
@@ -72,8 +73,6 @@ struct target {
 	int n;
 };
 
-static volatile sig_atomic_t stopped;
-static uint32_t crc_table[256];
 static uint64_t rng_state;
 
 static uint32_t rnd(void)
@@ -90,28 +89,6 @@ static uint64_t rnd64(void)
 static uint32_t blind_psn(void)
 {
 	return rnd() & METAROCE_QPN_MASK;
-}
-
-/* CRC32C (Castagnoli, reflected), as the wire's trailer */
-static void crc_init(void)
-{
-	uint32_t c, i, k;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = (c & 1) ? (c >> 1) ^ 0x82f63b78 : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-static uint32_t crc32c(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xffffffff;
-
-	while (n--)
-		c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffff;
 }
 
 /*
@@ -350,50 +327,6 @@ static size_t build(enum cls c, uint8_t *p, const struct target *t, int *ce)
 	}
 }
 
-static int open_sock(uint16_t sport)
-{
-	struct sockaddr_in a = {
-		.sin_family = AF_INET, .sin_port = htons(sport),
-	};
-	int fd = socket(AF_INET, SOCK_DGRAM, 0), one = 1;
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int parse_list(const char *s, uint32_t *v, int max)
-{
-	int n = 0;
-
-	while (s && *s && n < max) {
-		v[n++] = strtoul(s, NULL, 0);
-		s = strchr(s, ',');
-		if (s)
-			s++;
-	}
-	return n;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stopped = 1;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: mroblind -t ADDR -q QPN,.. -Q QPN,.. -c CLASS [-n COUNT]\n"
@@ -419,8 +352,8 @@ int main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "t:q:Q:c:n:d:p:s:")) != -1) {
 		switch (c) {
 		case 't': dsts = optarg; break;
-		case 'q': t.n = parse_list(optarg, t.qpn, MAX_QPS); break;
-		case 'Q': npeer = parse_list(optarg, t.peer, MAX_QPS); break;
+		case 'q': t.n = mro_parse_list(optarg, t.qpn, MAX_QPS); break;
+		case 'Q': npeer = mro_parse_list(optarg, t.peer, MAX_QPS); break;
 		case 'c':
 			for (cl = 0; cl < C_N; cl++)
 				if (!strcmp(optarg, cls_name[cl]))
@@ -438,9 +371,8 @@ int main(int argc, char **argv)
 		usage();
 	dst.sin_port = htons(port);
 	rng_state = seed * 0x9e3779b97f4a7c15ULL + 1;
-	crc_init();
 	for (i = 0; nfd < N_SOCKS && i < 256; i++) {
-		int s = open_sock(METAROCE_SPORT_BASE +
+		int s = mro_open_sport(AF_INET, METAROCE_SPORT_BASE +
 				  (rnd() & METAROCE_SPORT_MASK));
 
 		if (s >= 0)
@@ -451,11 +383,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	signal(SIGTERM, on_stop);
-	signal(SIGINT, on_stop);
-	start = now_s();
-	while (sent < count && !stopped) {
-		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	signal(SIGTERM, mro_on_stop);
+	signal(SIGINT, mro_on_stop);
+	start = mro_now_s();
+	while (sent < count && !mro_stopped) {
 		struct iovec iov = { .iov_base = buf };
 		struct msghdr mh = {
 			.msg_name = &dst, .msg_namelen = sizeof(dst),
@@ -467,36 +398,23 @@ int main(int argc, char **argv)
 
 		/* pace: packet k goes out at start + k * secs / count */
 		if (secs > 0 && !(sent % 32)) {
-			double ahead = start + sent * secs / count - now_s();
+			double ahead = start + sent * secs / count - mro_now_s();
 
 			if (ahead > 0)
 				usleep(ahead * 1e6);
 		}
 		len = build(cl, buf, &t, &ce);
-		crc = htobe32(crc32c(buf, len));
+		crc = htobe32(mro_crc32c(buf, len));
 		memcpy(buf + len, &crc, METAROCE_CRC_LEN);
 		iov.iov_len = len + METAROCE_CRC_LEN;
-		if (ce) {
-			struct cmsghdr *cm;
-
-			mh.msg_control = cbuf;
-			mh.msg_controllen = sizeof(cbuf);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = IPPROTO_IP;
-			cm->cmsg_type = IP_TOS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			*(int *)CMSG_DATA(cm) = 3;
-		}
-		if (sendmsg(fd[rnd() % nfd], &mh, 0) < 0) {
+		if (!mro_send_ce(fd[rnd() % nfd], &mh, ce, 0)) {
 			if (++errs > count)
 				break;	/* nothing goes out: give up */
-			if (errno == ENOBUFS || errno == EAGAIN)
-				usleep(200);	/* a full queue: let it drain */
 			continue;
 		}
 		sent++;
 	}
 	printf("mroblind: class=%s sent=%lu errors=%lu seconds=%.1f\n",
-	       cls_name[cl], sent, errs, now_s() - start);
+	       cls_name[cl], sent, errs, mro_now_s() - start);
 	return sent >= count ? 0 : 1;
 }

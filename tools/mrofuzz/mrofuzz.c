@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mro_toolkit.h"
 #include "mro_xorshift.h"
 
 #define MAX_PKTS	4096
@@ -67,37 +68,13 @@ struct pkt {
 	uint8_t *data;
 };
 
-static volatile sig_atomic_t stopped;
 static struct pkt corpus[MAX_PKTS];
 static int ncorpus;
-static uint32_t crc_table[256];
 static uint64_t rng_state;
 
 static uint32_t rnd(void)
 {
 	return mro_xorshift(&rng_state);
-}
-
-/* CRC32C (Castagnoli, reflected), as the wire's trailer */
-static void crc_init(void)
-{
-	uint32_t c, i, k;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (k = 0; k < 8; k++)
-			c = (c & 1) ? (c >> 1) ^ 0x82f63b78 : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-static uint32_t crc32c(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xffffffff;
-
-	while (n--)
-		c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffff;
 }
 
 static void seal(uint8_t *p, size_t len)
@@ -106,16 +83,8 @@ static void seal(uint8_t *p, size_t len)
 
 	if (len < 4)
 		return;
-	c = htonl(crc32c(p, len - 4));
+	c = htonl(mro_crc32c(p, len - 4));
 	memcpy(p + len - 4, &c, 4);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* one datagram seen on the wire: keep its UDP payload */
@@ -145,7 +114,7 @@ static void capture(const char *ifname, int port, double secs,
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
 				   .sll_protocol = htons(ETH_P_ALL) };
 	static uint8_t buf[65536];
-	double end = now_s() + secs;
+	double end = mro_now_s() + secs;
 	int fd;
 
 	fd = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_ALL));
@@ -159,7 +128,7 @@ static void capture(const char *ifname, int port, double secs,
 		close(fd);
 		return;
 	}
-	while (ncorpus < MAX_PKTS && now_s() < end) {
+	while (ncorpus < MAX_PKTS && mro_now_s() < end) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		ssize_t n;
 
@@ -185,47 +154,6 @@ static void capture(const char *ifname, int port, double secs,
 		}
 	}
 	close(fd);
-}
-
-/* a source port: one a captured request to the target came from */
-static int open_sock(int fam, uint16_t sport)
-{
-	struct sockaddr_storage ss = { 0 };
-	int fd = socket(fam, SOCK_DGRAM, 0), one = 1;
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fam == AF_INET) {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons(sport);
-	} else {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons(sport);
-	}
-	if (bind(fd, (struct sockaddr *)&ss, fam == AF_INET ?
-		 sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int parse_list(const char *s, uint32_t *v, int max)
-{
-	int n = 0;
-
-	while (s && *s && n < max) {
-		v[n++] = strtoul(s, NULL, 0);
-		s = strchr(s, ',');
-		if (s)
-			s++;
-	}
-	return n;
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -309,13 +237,6 @@ static int mutate(uint8_t *p, size_t *len, const uint32_t *q, const uint32_t *pq
 	return m;
 }
 
-/* SIGTERM (a timeout) or SIGINT: stop sending, report what was sent */
-static void on_stop(int sig)
-{
-	(void)sig;
-	stopped = 1;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: mrofuzz -t ADDR [-T ADDR6] [-i IF] [-p PORT] [-n COUNT] [-c SECS]\n"
@@ -344,8 +265,8 @@ int main(int argc, char **argv)
 		case 'p': port = atoi(optarg); break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'c': secs = atof(optarg); break;
-		case 'q': nq = parse_list(optarg, q, 64); break;
-		case 'Q': npq = parse_list(optarg, pq, 64); break;
+		case 'q': nq = mro_parse_list(optarg, q, 64); break;
+		case 'Q': npq = mro_parse_list(optarg, pq, 64); break;
 		case 's': seed = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
@@ -357,7 +278,6 @@ int main(int argc, char **argv)
 	dst4.sin_port = htons(port);
 	dst6.sin6_port = htons(port);
 	rng_state = seed * 0x9e3779b97f4a7c15ULL + 1;
-	crc_init();
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* "captured" is awaited */
 
 	capture(ifname, port, secs, dst4.sin_addr, have6 ? &dst6.sin6_addr : NULL);
@@ -371,23 +291,23 @@ int main(int argc, char **argv)
 		if (!corpus[i].to_target || corpus[i].sport < 512 ||
 		    corpus[i].sport > 1023)
 			continue;
-		fd = open_sock(AF_INET, corpus[i].sport);
+		fd = mro_open_sport(AF_INET, corpus[i].sport);
 		if (fd >= 0)
 			fd4[nfd4++] = fd;
 		if (have6 && nfd6 < N_SOCKS) {
-			fd = open_sock(AF_INET6, corpus[i].sport);
+			fd = mro_open_sport(AF_INET6, corpus[i].sport);
 			if (fd >= 0)
 				fd6[nfd6++] = fd;
 		}
 	}
 	for (i = 0; nfd4 < 2 && i < 64; i++) {	/* none seen: any path port */
-		int fd = open_sock(AF_INET, 512 + rnd() % 512);
+		int fd = mro_open_sport(AF_INET, 512 + rnd() % 512);
 
 		if (fd >= 0)
 			fd4[nfd4++] = fd;
 	}
 	for (i = 0; have6 && nfd6 < 2 && i < 64; i++) {
-		int fd = open_sock(AF_INET6, 512 + rnd() % 512);
+		int fd = mro_open_sport(AF_INET6, 512 + rnd() % 512);
 
 		if (fd >= 0)
 			fd6[nfd6++] = fd;
@@ -397,17 +317,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	signal(SIGTERM, on_stop);
-	signal(SIGINT, on_stop);
-	start = now_s();
-	while (sent < count && !stopped) {
+	signal(SIGTERM, mro_on_stop);
+	signal(SIGINT, mro_on_stop);
+	start = mro_now_s();
+	while (sent < count && !mro_stopped) {
 		const struct pkt *o = &corpus[rnd() % ncorpus];
 		int v6 = have6 && !(rnd() % 4), ce = !(rnd() % 8), k, m = 0;
-		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 		struct iovec iov = { .iov_base = buf };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		size_t len = o->len;
-		ssize_t r;
 
 		memcpy(buf, o->data, len);
 		for (k = 1 + (rnd() % 4 == 0) + (rnd() % 16 == 0); k; k--) {
@@ -426,30 +344,17 @@ int main(int argc, char **argv)
 			mh.msg_name = &dst4;
 			mh.msg_namelen = sizeof(dst4);
 		}
-		if (ce) {
-			struct cmsghdr *cm;
-
-			mh.msg_control = cbuf;
-			mh.msg_controllen = sizeof(cbuf);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
-			cm->cmsg_type = v6 ? IPV6_TCLASS : IP_TOS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			*(int *)CMSG_DATA(cm) = 3;
-		}
-		r = sendmsg(v6 ? fd6[rnd() % nfd6] : fd4[rnd() % nfd4], &mh, 0);
-		if (r < 0) {
+		if (!mro_send_ce(v6 ? fd6[rnd() % nfd6] : fd4[rnd() % nfd4], &mh,
+				 ce, v6)) {
 			if (++errs > count)
 				break;	/* nothing goes out: give up */
-			if (errno == ENOBUFS || errno == EAGAIN)
-				usleep(200);	/* a full queue: let it drain */
 			continue;
 		}
 		sent++;
 	}
 	printf("mrofuzz: %lu packets to %s%s%s:%d in %.1f s (%lu send errors); mutations:",
 	       sent, t4s, have6 ? " and " : "", have6 ? t6s : "", port,
-	       now_s() - start, errs);
+	       mro_now_s() - start, errs);
 	for (i = 0; i < M_N; i++)
 		printf(" %s %lu", m_name[i], by[i]);
 	printf("\n");
