@@ -23,8 +23,9 @@
 # while the attack runs than in as long before), all but one in a thousand forged
 # packets must be dropped under a named counter, fewer than one in ten for
 # want of a QP (the attack fell on live ones), and the goodput during the
-# attack (how fast the receive PSNs advance) must keep half of the goodput
-# before it times the transfer's share of the packets the guest handles.
+# attack (how fast the receive PSNs advance) must keep a quarter of the
+# goodput before it times the transfer's share of the packets the guest
+# handles (it did not stall).
 # Under TCG a forged packet costs the guest's 2 CPUs about what a genuine
 # one does (and its sending too: the attacker runs there), so 10^5 of them
 # in $MRO_BLIND_SECS * 3/4 seconds take CPU the transfer had, and two
@@ -360,14 +361,15 @@ run() {
         # transfer's (and send them: the attacker runs there too), each
         # about as dear as one of the transfer's: the transfer's share of
         # the packets is what it can keep.  Undisturbed, two windows of one
-        # transfer differ by up to a fifth (the none runs), too much to
-        # hold it to 0.9 of that share; half of it tells a transfer the
+        # transfer differ by up to a fifth (the none runs), and by half
+        # when the host's load changes between them: too much to hold it
+        # to 0.9 of that share.  A quarter of it tells a transfer the
         # forged packets stalled from one they only took CPU from
         fr=$(awk -v n="$sent" -v a="$t1" -v b="$t2" -v g="$rate0" \
             'BEGIN { f = n / (b - a); printf "%.2f", g / (g + f) }')
         lab_metric "${type}_${class}_packet_share" "$fr"
         [ "$class" = none ] || lab_check "$type-$class-goodput-not-stalled" \
-            awk -v r="$r" -v f="$fr" 'BEGIN { exit !(r >= f / 2) }'
+            awk -v r="$r" -v f="$fr" 'BEGIN { exit !(r >= f / 4) }'
     fi
     # what only forged content makes the transport do: take a NAK, wait
     # for an RNR, retire a path, echo a CE mark; no more of it while the
