@@ -50,7 +50,7 @@ DC=$LAB_FILES/datacheck
 UCS=$LAB_FILES/ucstream
 BLIND=$LAB_FILES/mroblind
 N=${MRO_BLIND_COUNT:-100000}		# forged packets per class
-# MRO_BLIND_TYPES: the QP types to attack (default rc srq uc ud)
+# MRO_BLIND_TYPES: the QP types to attack, comma-separated (default rc,srq,uc,ud)
 D=${MRO_BLIND_SECS:-48}
 T=${MRO_TEST_TIMEOUT:-600}
 UC_COUNT=1000000	# ended by transfer_end
@@ -417,7 +417,8 @@ declare -A CLASSES=(
     [ud]="udforge feedback"
 )
 seed=0
-for type in ${MRO_BLIND_TYPES:-rc srq uc ud}; do
+types=${MRO_BLIND_TYPES:-rc,srq,uc,ud}
+for type in ${types//,/ }; do
     run "$type" none
     for c in ${CLASSES[$type]}; do run "$type" "$c"; done
 done
