@@ -13,8 +13,7 @@
 #     at each other's live QPs from the peer's own address: the transfer must
 #     still pass, nothing may be NAKed, rx_drop_dup_req counts; and
 #     "feedback" (CE-marked PROBEs, responses and requests outside the
-#     window, CREDITs beyond any window): no ECN mark may be echoed and
-#     cc_bad_feedback counts the grants.
+#     window, CREDITs beyond any window): no ECN mark may be echoed.
 #     The first of those runs is traced (skb:kfree_skb): the drops must
 #     show the reasons of usage.rst's "Drop tracing" table.
 #   phase 1b: requests that fail ahead of the next expected PSN must be
@@ -28,7 +27,9 @@
 #     the two SRQ WQEs those messages took must be flushed.  A third holds a
 #     SEND out (no receive WQE: RNR) while h2 forges "ackforge" ACKs and NAKs
 #     at its client: none may complete or fail it (rx_drop_ack_echo,
-#     rx_drop_ack_range count them); once the WQE is posted it arrives whole.
+#     rx_drop_ack_range count them), nor may "feedback"'s CREDITs at its
+#     position granting past any window move its grant (cc_bad_feedback);
+#     once the WQE is posted it arrives whole.
 #   phase 1c: an unprivileged user (uid 65534) on h1 and on h2 sends packets
 #     at mr2: they come from no path source port (512-1023), so every one is
 #     dropped before decode (rx_drop_sport) and nothing else counts them.
@@ -186,8 +187,8 @@ for c in rx_drop_short rx_drop_version rx_drop_opcode rx_drop_hdr_len rx_drop_cr
 done
 lab_check no-retry-exceeded test "$(mro_delta "$b1" "$a1" retry_exceeded)" -eq 0
 # the failing requests were dropped and counted, none NAKed; no forged CE
-# mark was taken (the bridge marks nothing), the forged grants were dropped
-for c in rx_drop_dup_req cc_bad_feedback nak_sent cc_ecn_echoed; do
+# mark was taken (the bridge marks nothing)
+for c in rx_drop_dup_req nak_sent cc_ecn_echoed; do
     d=$(( $(mro_delta "$b1" "$a1" "$c") + $(mro_delta "$b2" "$a2" "$c") ))
     lab_metric "hostile_$c" "$d"
     case $c in
@@ -248,11 +249,15 @@ if lab_check idle-pending-up idle_qpns idle-pending; then
     read -r icli isrv <<<"$(idle_qpns idle-pending)"
     lab_check ackforge-at-idle-pending hostile h2 10.98.0.2 -c ackforge -n 40 \
         -q "$icli" -Q "$isrv" -P 2000 -s 43
+    # CREDITs at its position (a CREDIT's PSN must be in an ACK's bounds)
+    # granting past any window: dropped (cc_bad_feedback)
+    lab_check feedback-at-idle-pending hostile h2 10.98.0.2 -c feedback -n 40 \
+        -q "$icli" -Q "$isrv" -P 2000 -s 44
 fi
 idle_end idle-pending idle-pending-survives-ackforge
 a2=$(mro_snap mr2)
 for c in rx_drop_dup_req rx_drop_error_ahead rx_srq_wqe_flushed \
-    rx_drop_ack_echo rx_drop_ack_range; do
+    rx_drop_ack_echo rx_drop_ack_range cc_bad_feedback; do
     d=$(mro_delta "$b2" "$a2" "$c")
     lab_metric "idle_$c" "$d"
     lab_check "idle-counted-$c" test "$d" -gt 0
