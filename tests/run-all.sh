@@ -52,11 +52,11 @@ optin="debug bench"
 debug_scenarios="device verbs datacheck nvme fuzz"
 # make test: the core scenarios (46.5 min on a clean clone, warm caches)
 scenarios="device verbs datacheck pyverbs hostile nvme install"
-once_scenarios="fabric nfs"
+once_scenarios="fabric nfs quickstart"
 # make test-full adds: fabric, nfs and fuzz on every dist, and the long scenarios
 # whose checks do not depend on the kernel on the first dist
 full_scenarios="fabric nfs fuzz"
-full_once_scenarios="paths netdevs apps collective bond blind"
+full_once_scenarios="paths netdevs apps collective bond blind quickstart"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"
