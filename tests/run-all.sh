@@ -274,7 +274,7 @@ step_done() {
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
 # ucstream, collective, ringrace, mrofuzz, mroblind, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
 # mro-paths, for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
-# metaroce-src.tar.gz, made by make dist);
+# metaroce-src.tar.gz, made by make dist; the module index, metaroce-depmod.tar);
 # prints the dir
 vm_files() {
     local files=$OUT/files-$1
@@ -291,6 +291,15 @@ vm_files() {
     cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \
         "$files/"
     cp "$(make -s dist)" "$files/metaroce-src.tar.gz"
+    # the guests' module index with this module in it, made on the host
+    # (mro_install falls back to depmod -a in the guest without it)
+    rm -f "$files/metaroce-depmod.tar"
+    case $1 in
+    bookworm|trixie)
+        scripts/depmod-index.sh "$1" "$2" "$files/metaroce-depmod.tar" \
+            >>"$OUT/depmod-index.log" 2>&1 ||
+            log "vm_files $1: no host-made module index (depmod-index.log)" >&2 ;;
+    esac
     echo "$files"
 }
 

@@ -4,12 +4,22 @@
 
 MRO_PORT=${MRO_PORT:-4796}
 
-# install the module where modprobe finds it, so dependencies load too
+# install the module where modprobe finds it, so dependencies load too.
+# The index files for it come made by the host (scripts/depmod-index.sh,
+# metaroce-depmod.tar) when they are for this kernel; depmod -a here is the
+# fallback (20-27 s under TCG).
 mro_install() {
-    local kdir=/lib/modules/$(uname -r)/extra
+    local kver kdir idx=$LAB_FILES/metaroce-depmod.tar
+    kver=$(uname -r)
+    kdir=/lib/modules/$kver/extra
     mkdir -p "$kdir"
     cp "$LAB_FILES/metaroce.ko" "$kdir/"
-    depmod -a
+    if [ -f "$idx" ] && tar -tf "$idx" | grep -qxF "$kver/modules.dep" &&
+        tar -xf "$idx" -C /lib/modules && modinfo -n metaroce | grep -q "^$kdir/metaroce\.ko$"; then
+        lab_log "mro_install: module index from the host (metaroce-depmod.tar)"
+    else
+        depmod -a
+    fi
     mro_kmemleak_baseline
     # the point from which every finding counts (see mro_dmesg_clean)
     dmesg | grep -qF "$MRO_KMSG_MARK" || echo "$MRO_KMSG_MARK" >/dev/kmsg
