@@ -537,6 +537,39 @@ static void rto_compute(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mro_pto(0xffffffffU, 0xffffffffU), 0U);
 }
 
+/*
+ * The probe by expectation: the tail is due as long after the newest
+ * delivery as it left after the delivered packet, plus a reordering window.
+ */
+static void pto_tail_expectation(struct kunit *test)
+{
+	/*
+	 * A drained queue: srtt is still 150 ms (2 * srtt = 300 ms), but the
+	 * tail left 2 ms after a packet whose delivery was learned just now:
+	 * probe 2 ms + the window (5 ms) from now.
+	 */
+	KUNIT_EXPECT_EQ(test, mro_pto_tail(2000, 0, 5000), 7000U);
+	/* learned 4 ms ago: 3 ms left */
+	KUNIT_EXPECT_EQ(test, mro_pto_tail(2000, 4000, 5000), 3000U);
+	/* overdue: at once, but not sooner than the floor */
+	KUNIT_EXPECT_EQ(test, mro_pto_tail(2000, 60000, 5000),
+			(u32)MRO_RTO_FLOOR_US);
+	/* the tail left with the delivered packet: one window */
+	KUNIT_EXPECT_EQ(test, mro_pto_tail(0, 0, 5000), 5000U);
+	/* it left before the newest delivery: RACK's rules, no probe here */
+	KUNIT_EXPECT_EQ(test, mro_pto_tail(-1, 0, 5000), 0U);
+	/*
+	 * After an idle minute: delivered packet sent at 0, learned at 800 us
+	 * (its round trip), tail sent at 60 s, now 60 s + 10 us: a round trip
+	 * and a window after the tail left
+	 */
+	KUNIT_EXPECT_EQ(test, mro_pto_tail(60000000, 60000010 - 800, 200),
+			800U + 200U - 10U);
+	/* no overflow at the extremes */
+	KUNIT_EXPECT_EQ(test, mro_pto_tail(S32_MAX, 0, 0xffffffffU),
+			(u32)S32_MAX);
+}
+
 /* an RTO resends besides the oldest PSN only those old when it was due */
 static void rto_old_psns(struct kunit *test)
 {
@@ -1191,6 +1224,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(loss_adversarial),
 	KUNIT_CASE(rtt_update),
 	KUNIT_CASE(rto_compute),
+	KUNIT_CASE(pto_tail_expectation),
 	KUNIT_CASE(rto_old_psns),
 	KUNIT_CASE(rto_wait_left),
 	KUNIT_CASE(retry_exhausted),

@@ -7,6 +7,7 @@
  */
 #include <linux/slab.h>
 
+#include "mro_pathscore.h"
 #include "mro_psn.h"
 #include "mro_qp.h"
 #include "mro_rto.h"
@@ -458,23 +459,59 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	return 0;
 }
 
+/*
+ * The tail-loss probe by expectation (mro_pto_tail()) for the newest PSN
+ * out, when it is a tail: sent on a path and asking for its ACK (the last
+ * packet of the last message posted, mro_send_new()).  0: none.
+ */
+static u32 mro_tail_pto(struct mro_qp *qp)
+{
+	struct mro_txslot *t = mro_slot(qp, qp->snd_nxt - 1);
+	u32 spread = 0, best, wnd;
+	struct mro_swqe *s;
+
+	lockdep_assert_held(&qp->lock);
+	if (!qp->srtt_us || t->state != MRO_TX_SENT || !t->asked ||
+	    !t->on_path || t->path >= qp->paths.n)
+		return 0;
+	/* a READ's last response comes after the responder's whole burst */
+	s = mro_swqe_of_psn(qp, qp->snd_nxt - 1);
+	if (!s || s->opcode == IB_WR_RDMA_READ)
+		return 0;
+	/* a slower path's tail is not due as early as the fastest path's */
+	best = mro_paths_best_srtt(&qp->paths);
+	if (best && qp->paths.path[t->path].srtt_us > best)
+		spread = qp->paths.path[t->path].srtt_us - best;
+	wnd = mro_loss_reo_wnd(qp->srtt_us, qp->rttvar_us, qp->reo.steps,
+			       spread);
+	return mro_pto_tail((s32)(t->sent_us - qp->acked_sent_us),
+			    mro_now_us() - qp->acked_at_us, wnd);
+}
+
 void mro_arm_rto(struct mro_qp *qp)
 {
 	u64 us;
-	u32 pto;
+	u32 pto, tail;
 
 	/*
 	 * RFC 6298 shape (mro_rto.c); before the first RTT sample, the IB ACK
 	 * timeout.  The IB timeout does not cap it: a queue that makes the
 	 * RTT longer than the timeout would otherwise fire the timer on every
-	 * window.  Once per episode without progress, a tail-loss probe at
-	 * two RTTs comes first.
+	 * window.  Once per episode without progress, a tail-loss probe comes
+	 * first: at two RTTs, or sooner when the tail's ACK, expected from
+	 * the newest delivery, is a reordering window late.
 	 */
 	qp->rto_us = mro_rto_base(qp->srtt_us, qp->rttvar_us,
 				  READ_ONCE(mro_rto_min_us),
 				  ktime_to_us(qp->rto));
 	us = mro_rto_backoff(qp->rto_us, qp->backoff);
-	pto = qp->tlp_done || qp->backoff ? 0 : mro_pto(qp->srtt_us, us);
+	pto = 0;
+	if (!qp->tlp_done && !qp->backoff) {
+		pto = mro_pto(qp->srtt_us, us);
+		tail = mro_tail_pto(qp);
+		if (tail && tail < us && (!pto || tail < pto))
+			pto = tail;
+	}
 	qp->pto_armed = pto;
 	if (pto)
 		us = pto;

@@ -59,6 +59,16 @@ u32 mro_pto(u32 srtt, u32 rto_us)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_pto);
 
+u32 mro_pto_tail(s32 gap_us, u32 age_us, u32 wnd_us)
+{
+	s64 due = (s64)gap_us + wnd_us - age_us;
+
+	if (gap_us < 0)
+		return 0;
+	return clamp_t(s64, due, MRO_RTO_FLOOR_US, S32_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_pto_tail);
+
 bool mro_rto_recent(u32 due_us, u32 sent_us, u32 rto_us)
 {
 	s32 age = (s32)(due_us - sent_us);

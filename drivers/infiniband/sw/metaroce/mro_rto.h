@@ -45,6 +45,19 @@ u64 mro_rto_backoff(u32 base_us, u32 backoff);
 u32 mro_pto(u32 srtt, u32 rto_us);
 
 /*
+ * The tail-loss probe by expectation, for a tail that no later delivery
+ * can reveal lost (RACK's rules need one).  The newest packet still out
+ * left @gap_us after the newest one delivered, whose delivery was learned
+ * @age_us ago: had the tail met the same delay, its ACK would be due
+ * @gap_us after that delivery.  The probe goes a reordering window @wnd_us
+ * later: the time from now, at least MRO_RTO_FLOOR_US.  0 when @gap_us <
+ * 0: the tail left before the newest delivery, and RACK's time rule covers
+ * it.  This follows the newest round trip where 2 * srtt, smoothed, lags
+ * a queue that drains by many round trips and waits out a queue long gone.
+ */
+u32 mro_pto_tail(s32 gap_us, u32 age_us, u32 wnd_us);
+
+/*
  * When the RTO fires, besides the oldest PSN still out, those sent
  * MRO_RTO_OLD RTOs before the timer was due (@due_us, not the time it ran:
  * a late timer must not find the whole window old) are resent.  Whether
