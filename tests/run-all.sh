@@ -50,7 +50,7 @@ only=""
 with=""
 optin="debug bench"
 debug_scenarios="device verbs datacheck nvme fuzz"
-# make test: the core scenarios (46.5 min on a clean clone, warm caches)
+# make test: the core scenarios (38.6 min on a clean clone, warm caches)
 scenarios="device verbs datacheck pyverbs hostile nvme install"
 once_scenarios="fabric nfs quickstart"
 # make test-full adds: fabric, nfs and fuzz on every dist, and the long scenarios
