@@ -593,7 +593,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 	if (!qp->pto_armed && mro_rto_wait_ack(qp))
 		goto unlock;
 	if (qp->pto_armed) {
-		/* the tail-loss probe: no progress for two RTTs */
+		/* the tail-loss probe: no progress since mro_arm_rto()'s pto */
 		qp->pto_armed = false;
 		qp->tlp_done = true;
 		mro_rec_tlp(qp, &out);
