@@ -58,7 +58,7 @@ enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
 	u32 elapsed = c->now_us - p->sent_us;
 	u32 rto = c->srtt_us + 4 * c->rttvar_us;
 	enum mro_loss_verdict v = MRO_NOT_LOST;
-	u32 spread = 0, wnd;
+	u32 wnd;
 	s32 gap;
 	bool behind;
 
@@ -83,10 +83,9 @@ enum mro_loss_verdict mro_loss_check(const struct mro_loss_ctx *c,
 			mro_loss_wait(wait_us, rto - elapsed);
 	} else if (v == MRO_NOT_LOST && behind &&
 		   (s32)(c->acked_sent_us - p->sent_us) >= 0) {
-		if (c->fast_srtt_us && c->srtt_us > c->fast_srtt_us)
-			spread = c->srtt_us - c->fast_srtt_us;
 		wnd = mro_loss_reo_wnd(c->srtt_us, c->rttvar_us, c->reo_steps,
-				       spread);
+				       mro_loss_spread(c->srtt_us,
+						       c->fast_srtt_us));
 		gap = (s32)(c->acked_sent_us - p->sent_us);
 		if (mro_loss_aged(c, gap, wnd, wait_us))
 			v = MRO_LOST_REORDER;

@@ -93,6 +93,15 @@ u32 mro_loss_reorder(u16 npaths, u32 inflight);
 u32 mro_loss_reo_wnd(u32 srtt, u32 rttvar, u8 steps, u32 spread);
 
 /*
+ * The spread for mro_loss_reo_wnd(): how much a path with @srtt is slower
+ * than the fastest active path's @fast_srtt (0: none known).
+ */
+static inline u32 mro_loss_spread(u32 srtt, u32 fast_srtt)
+{
+	return fast_srtt && srtt > fast_srtt ? srtt - fast_srtt : 0;
+}
+
+/*
  * Whether @p is lost.  When it is not yet but a time rule will make it
  * so if no other ACK comes, *@wait_us (if @wait_us) is lowered to the
  * time (us, at least 1) until then: the reorder timer's deadline.

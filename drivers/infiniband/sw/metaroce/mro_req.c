@@ -467,23 +467,20 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 static u32 mro_tail_pto(struct mro_qp *qp)
 {
 	struct mro_txslot *t = mro_slot(qp, qp->snd_nxt - 1);
-	u32 spread = 0, best, wnd;
-	struct mro_swqe *s;
+	u32 wnd;
 
 	lockdep_assert_held(&qp->lock);
-	if (!qp->srtt_us || t->state != MRO_TX_SENT || !t->asked ||
+	if (qp->snd_una == qp->snd_nxt || !qp->srtt_us ||
+	    t->state != MRO_TX_SENT || !t->asked ||
 	    !t->on_path || t->path >= qp->paths.n)
 		return 0;
 	/* a READ's last response comes after the responder's whole burst */
-	s = mro_swqe_of_psn(qp, qp->snd_nxt - 1);
-	if (!s || s->opcode == IB_WR_RDMA_READ)
+	if (mro_swqe_at(qp, t->swqe)->opcode == IB_WR_RDMA_READ)
 		return 0;
 	/* a slower path's tail is not due as early as the fastest path's */
-	best = mro_paths_best_srtt(&qp->paths);
-	if (best && qp->paths.path[t->path].srtt_us > best)
-		spread = qp->paths.path[t->path].srtt_us - best;
 	wnd = mro_loss_reo_wnd(qp->srtt_us, qp->rttvar_us, qp->reo.steps,
-			       spread);
+			       mro_loss_spread(qp->paths.path[t->path].srtt_us,
+					       mro_paths_best_srtt(&qp->paths)));
 	return mro_pto_tail((s32)(t->sent_us - qp->acked_sent_us),
 			    mro_now_us() - qp->acked_at_us, wnd);
 }
