@@ -11,17 +11,19 @@
 # hard-linked copy of its module tree under <rootfs>/tmp.
 set -euo pipefail
 
+MR_PROG=depmod-index.sh
+# shellcheck source=scripts/lib-build.sh
+. "$(dirname "$(realpath "$0")")/lib-build.sh"
+
 [ $# -eq 3 ] || { echo "usage: $0 DIST KO OUT" >&2; exit 2; }
 dist=$1
 ko=$(realpath "$2")
 out=$3
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 
-rootfs=$(bash "$repo/tests/vm/lab.sh" rootfs "$dist" | tail -n1)
-[ -d "$rootfs" ] && [ -s "$rootfs.kver" ] || { echo "$0: no rootfs for $dist" >&2; exit 1; }
-kver=$(head -n1 "$rootfs.kver")
+mr_lab_rootfs "$dist"
+rootfs=$ROOTFS kver=$KVER
 mods=$rootfs/lib/modules/$kver
-[ -d "$mods" ] || { echo "$0: no $mods" >&2; exit 1; }
+[ -d "$mods" ] || mr_die "no $mods"
 
 work=$(mktemp -d "$rootfs/tmp/mro-depmod.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -35,6 +37,6 @@ mkdir -p "$work/lib/modules/$kver/extra"
 cp --remove-destination "$ko" "$work/lib/modules/$kver/extra/metaroce.ko"
 chroot "$rootfs" depmod -b "/tmp/${work##*/}" "$kver"
 grep -q '^extra/metaroce\.ko:' "$work/lib/modules/$kver/modules.dep" ||
-    { echo "$0: depmod did not index extra/metaroce.ko" >&2; exit 1; }
+    mr_die "depmod did not index extra/metaroce.ko"
 (cd "$work/lib/modules" && tar -cf - "$kver"/modules.*) >"$out"
 echo "$out"

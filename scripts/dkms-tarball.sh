@@ -31,9 +31,8 @@ esac
 mr_need_host_pkgs unshare:util-linux
 mr_traps_install
 
-rootfs=$(bash "$MR_REPO/tests/vm/lab.sh" rootfs "$dist" | tail -n1)
-[ -d "$rootfs" ] && [ -s "$rootfs.kver" ] || mr_die "no rootfs for $dist ('$rootfs')"
-kver=$(cat "$rootfs.kver")
+mr_lab_rootfs "$dist"
+rootfs=$ROOTFS kver=$KVER
 [ -x "$rootfs/usr/sbin/dkms" ] || mr_die "$rootfs has no dkms (tests/vm/lib/packages.txt)"
 src=$(make -s -C "$MR_REPO" dist)
 ver=$(basename "$src" .tar.gz)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# lib-build.sh - helpers shared by scripts/matrix.sh and scripts/lint.sh.
+# lib-build.sh - helpers shared by the scripts in scripts/.
 # Source it, do not run it:   . "$(dirname "$0")/lib-build.sh"
 #
 # Provides
@@ -18,6 +18,8 @@
 #                                   when private mount namespaces are not available
 #   mr_traps_install                EXIT/INT/TERM/HUP cleanup (unmounts, kills the
 #                                   running timed job, runs mr_cleanup_hook if defined)
+#   mr_lab_rootfs DIST              sets ROOTFS and KVER: DIST's lab rootfs
+#                                   (tests/vm/lab.sh rootfs) and the kernel its VMs boot
 
 MR_PROG=${MR_PROG:-$(basename "${0:-metaroce}")}
 export MR_CACHE=${METAROCE_CACHE:-/var/cache/metaroce}
@@ -232,3 +234,11 @@ command -v git >/dev/null 2>&1 || mr_need_host_pkgs git:git
 MR_REPO=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel 2>/dev/null) ||
 	mr_die "scripts must live inside the metaroce git work tree"
 export MR_REPO
+
+# ---------------------------------------------------------------- lab rootfs
+mr_lab_rootfs() {
+	ROOTFS=$(bash "$MR_REPO/tests/vm/lab.sh" rootfs "$1" | tail -n1)
+	[ -d "$ROOTFS" ] && [ -s "$ROOTFS.kver" ] || mr_die "no rootfs for $1 ('$ROOTFS')"
+	# shellcheck disable=SC2034 # the caller's
+	KVER=$(head -n1 "$ROOTFS.kver")
+}
