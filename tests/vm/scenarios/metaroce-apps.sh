@@ -80,16 +80,16 @@ ucx() {
     # With -P 0 Debian 13's server still closes the connection when the
     # client connects (design.rst, known gaps): UCX runs on Debian 12 only
     # in make test
-    local srv=() env=(UCX_TLS="$tls,self") c0 moved
+    local srv=() c0 c1 moved
     ucx_perftest -h 2>&1 | grep -q '^ *-P ' && srv=(-P 0) && args+=(-P 0)
     c0=$(mro_snap "$DEV")
-    pair "$name" env "${env[@]}" ucx_perftest "${srv[@]}" -- \
-        env "${env[@]}" ucx_perftest -t "$test" -s "$size" -n "$iters" \
+    pair "$name" env UCX_TLS="$tls,self" ucx_perftest "${srv[@]}" -- \
+        env UCX_TLS="$tls,self" ucx_perftest -t "$test" -s "$size" -n "$iters" \
         "${args[@]}" "$PEER_IP" || rc=$?
     [ "$ROLE" = b ] || return 0
     # the payload must have crossed the RDMA device, not TCP
-    moved=$(( $(mro_delta "$c0" "$(mro_snap "$DEV")" sent_bytes) + \
-              $(mro_delta "$c0" "$(mro_snap "$DEV")" rcvd_bytes) ))
+    c1=$(mro_snap "$DEV")
+    moved=$(( $(mro_delta "$c0" "$c1" sent_bytes) + $(mro_delta "$c0" "$c1" rcvd_bytes) ))
     if [ $rc = 0 ] && grep -q 'Final:' "$LAB_WORK/$name.out" &&
         { [ "$DEV" != mr0 ] || [ "$moved" -ge $((size * iters)) ]; }; then
         lab_record "$name" true "$moved bytes over $DEV; $(grep 'Final:' "$LAB_WORK/$name.out")"

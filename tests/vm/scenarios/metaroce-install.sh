@@ -13,8 +13,7 @@
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
 
-mro_kmemleak_baseline
-echo "$MRO_KMSG_MARK" >/dev/kmsg
+mro_findings_start
 kver=$(uname -r)
 # the release as a regex (Debian 13's has a '+')
 kre=$(sed 's/[.+]/\\&/g' <<<"$kver")

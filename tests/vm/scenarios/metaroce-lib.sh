@@ -20,8 +20,13 @@ mro_install() {
     else
         depmod -a
     fi
+    mro_findings_start
+}
+
+# mro_findings_start: the point from which every finding counts (see
+# mro_dmesg_clean and mro_kmemleak_report), marked once, before metaroce loads
+mro_findings_start() {
     mro_kmemleak_baseline
-    # the point from which every finding counts (see mro_dmesg_clean)
     dmesg | grep -qF "$MRO_KMSG_MARK" || echo "$MRO_KMSG_MARK" >/dev/kmsg
 }
 

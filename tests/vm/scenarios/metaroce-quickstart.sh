@@ -21,8 +21,7 @@ src=$LAB_WORK/src
 mkdir -p "$src"
 lab_check qs-unpack tar -xzf "$LAB_FILES/metaroce-src.tar.gz" -C "$src" --strip-components=1 ||
     exit 1
-mro_kmemleak_baseline
-echo "$MRO_KMSG_MARK" >/dev/kmsg
+mro_findings_start
 
 # the block: from the heading to the end of the first ```sh fence after it
 awk '/^## Quick start on a real host/ { h = 1; next }
