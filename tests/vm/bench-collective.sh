@@ -82,7 +82,7 @@ main() {
 	log "run: $(tail -n 1 "$out/run.log") (rc $rc)"
 	# Debian's python3 has python3-matplotlib; another python3 first in PATH may not
 	/usr/bin/python3 tools/bench/collective_report.py "$out/run/vm" \
-		--title "Collective flow completion times ($dist, 8 hosts, $size B, $iters iterations${params:+, $params}, $(date -u +%Y-%m-%d))" \
+		--title "Collective flow completion times ($dist, 8 hosts, $size B, $iters iterations${params:+, $params})" \
 		--plot "$out/collective-cdf.png" >"$out/report.md"
 	local failed
 	failed=$(jq -r '.checks[] | select(.ok | not) | "- \(.name)"' "$out/run/vm/result.json" 2>/dev/null ||
