@@ -13,8 +13,12 @@
 # would).  Meanwhile tools/datacheck runs h1 -> h2 (4 QPs, every byte
 # checked), started after the capture, so the fuzzer knows nothing of it:
 # it must finish without a mismatch or error.  Afterwards every refused
-# packet was counted, the devices delete, the module unloads and dmesg is
-# clean (on the debug kernel: no KASAN, UBSAN, lockdep or kmemleak report).
+# packet was counted.  Then teardown under a flood: a new datacheck h1 -> h2
+# with mrofuzz aimed at its QPs, and h2's eth0 moves to namespace h3 (mr2
+# goes once its server's process, and with it the QPs, is gone); mr3 on the
+# moved eth0, the same again, and h3 is deleted with its server still in it
+# (mr3 goes with the namespace).  mr1 deletes, the module unloads and dmesg
+# is clean (on the debug kernel: no KASAN, UBSAN, lockdep or kmemleak report).
 # The debug stage sets MRO_FUZZ_COUNT to 50000: under TCG its checkers let
 # the fuzzer through at about 100 packets a second.
 # Files (--files): metaroce.ko, metaroce-lib.sh, datacheck, mrofuzz.
@@ -116,13 +120,92 @@ for c in rx_drop_crc rx_drop_opcode rx_drop_hdr_len rx_drop_no_qp rx_drop_length
 done
 lab_check drops-counted sh -c "echo $drops of ${sent:-0}; test ${sent:-0} -gt 0 && test $drops -ge $((${sent:-0} / 2))"
 
-# --- afterwards: the devices and the module -------------------------------
+# --- teardown under a flood -----------------------------------------------
+# flood DEV NS PORT: a datacheck server in NS (at 10.98.0.2, on DEV) and its
+# client in h1, and once the server's QPs are up, mrofuzz in h1 aimed at
+# them.  The fuzzer knows their QPNs and PSNs, as an on-path sender would:
+# the transfer may fail or take forged data (nothing on the wire is keyed),
+# so only the kernel is judged here, not the transfer.
+flood() {
+    local dev=$1 ns=$2 port=$3 i q r
+    ip netns exec "$ns" timeout -k 10 600 "$DC" -s -p "$port" -T 30 \
+        >"$LAB_OUT/td-$ns-server.log" 2>&1 &
+    sleep 2
+    ip netns exec h1 timeout -k 10 600 "$DC" -c 10.98.0.2 -p "$port" -q 4 -t 500 -T 30 \
+        >"$LAB_OUT/td-$ns-client.log" 2>&1 &
+    for i in $(seq 60); do
+        q=$(qps "$dev" lqpn datacheck)
+        [ "$(tr ',' '\n' <<<"$q" | grep -c .)" -ge 4 ] && break
+        sleep 0.5
+    done
+    r=$(qps "$dev" rqpn datacheck)
+    lab_log "teardown: datacheck QPs at $dev: $q (peers $r)"
+    ip netns exec h1 timeout -k 10 600 "$FUZZ" -t 10.98.0.2 -i eth0 -c 3 -n 100000000 \
+        -q "$q" -Q "$r" -s 2 >"$LAB_OUT/td-$ns-mrofuzz.txt" 2>&1 &
+    for i in $(seq 30); do
+        grep -q '^mrofuzz: captured' "$LAB_OUT/td-$ns-mrofuzz.txt" && break
+        sleep 1
+    done
+    sleep 5
+    test -n "$q" && grep -q '^mrofuzz: captured [1-9]' "$LAB_OUT/td-$ns-mrofuzz.txt"
+}
+
+# exits_within SECONDS PID..: every PID has exited within SECONDS
+exits_within() {
+    local t=$1 i p
+    shift
+    for i in $(seq $((t * 10))); do
+        for p in "$@"; do
+            kill -0 "$p" 2>/dev/null && continue 2
+        done
+        return 0
+    done
+    echo "still running: $(ps -o pid=,stat=,wchan:32=,args= -p "$*" 2>/dev/null)" >&2
+    return 1
+}
+
 # shellcheck disable=SC2046
 kill $(ip netns pids h1) $(ip netns pids h2) 2>/dev/null
 sleep 1
+lab_log "teardown: h2's eth0 moves to namespace h3 under a flood"
+lab_check td-move-flood flood mr2 h2 18610
+ip netns add h3
+ip -n h2 link set eth0 netns h3
+# mr2 goes once the QPs of its server, the flood's target, are gone
+p2=$(ip netns pids h2)
+# shellcheck disable=SC2086 # the PIDs are words
+kill $p2 2>/dev/null
+# shellcheck disable=SC2086
+lab_check td-move-server-exits exits_within 60 $p2
+lab_check td-move-mr2-gone mro_gone mr2 60
+ip -n h3 link set lo up
+ip -n h3 addr add 10.98.0.2/24 dev eth0
+ip -n h3 link set eth0 up
+lab_check td-moved-link-add ip netns exec h3 rdma link add mr3 type metaroce netdev eth0 || exit 1
+lab_check td-moved-active mro_wait_state mr3 ACTIVE || exit 1
+p1=$(ip netns pids h1)
+# shellcheck disable=SC2086
+kill $p1 2>/dev/null
+# shellcheck disable=SC2086
+lab_check td-move-client-exits exits_within 60 $p1
+
+lab_log "teardown: namespace h3 is deleted under a flood"
+lab_check td-netns-flood flood mr3 h3 18611
+p3=$(ip netns pids h3)
+ip netns del h3
+# shellcheck disable=SC2086
+kill $p3 2>/dev/null
+# shellcheck disable=SC2086
+lab_check td-netns-server-exits exits_within 60 $p3
+lab_check td-netns-mr3-gone mro_gone mr3 120
+p1=$(ip netns pids h1)
+# shellcheck disable=SC2086
+kill $p1 2>/dev/null
+# shellcheck disable=SC2086
+lab_check td-netns-client-exits exits_within 60 $p1
+
+# --- afterwards: the device left and the module --------------------------
 lab_check link-delete-mr1 ip netns exec h1 rdma link delete mr1
-lab_check link-delete-mr2 ip netns exec h2 rdma link delete mr2
 lab_check mr1-gone mro_gone mr1
-lab_check mr2-gone mro_gone mr2
 lab_check rmmod-metaroce rmmod metaroce
 lab_check dmesg-clean mro_dmesg_clean

@@ -94,10 +94,11 @@ mro_wait_state() {
     return 1
 }
 
-# mro_gone DEV: the ib device has disappeared (waits for queued teardown)
+# mro_gone DEV [SECONDS]: the ib device has disappeared within SECONDS (10;
+# waits for queued teardown)
 mro_gone() {
     local i
-    for i in $(seq 100); do
+    for i in $(seq $((${2:-10} * 10))); do
         [ -e "/sys/class/infiniband/$1" ] || return 0
         sleep 0.1
     done
