@@ -1,9 +1,10 @@
 #!/bin/bash
 # metaroce-apps (pair topology): verbs applications from Debian's packages,
 # unmodified, at each impairment in APP_IMPAIR (netem on both VMs' eth0):
-#   ucx        ucx_perftest at the UCT level on DEV:1 over rc_verbs: active
-#              message bandwidth and latency, put and get bandwidth (ud_verbs
-#              and UCP tests with APP_UCX_UD=1 / APP_UCP_TESTS, see below)
+#   ucx        ucx_perftest at the UCT level on DEV:1 over rc_verbs (active
+#              message bandwidth and latency, put and get bandwidth) and
+#              ud_verbs (active messages), and at the UCP level over
+#              rc_verbs with ud_verbs for wireup: tag, stream, put and get
 #   qperf      qperf over rdma_cm: rc_bw, rc_lat, rc_rdma_read_bw
 #   rping      APP_RPING_CONNS rping connections at once, each verifying
 #              its data (-V); client and server use one buffer size (a
@@ -17,7 +18,7 @@
 # Files (--files): metaroce.ko, metaroce-lib.sh; optional apps.conf (sourced):
 #   APP_DRIVER=metaroce|rxe   APP_IMPAIR="clean loss1"   APP_TESTS="ucx qperf rping"
 #   APP_RPING_CONNS=16   APP_RPING_COUNT=20   APP_RPING_SIZE=4096
-#   APP_TIMEOUT=300   APP_UCX_UD=0   APP_UCP_TESTS="tag_bw ..."
+#   APP_TIMEOUT=300   APP_UCX_UD=1   APP_UCP_TESTS="tag_bw ..."
 source "$LAB_LIB"
 
 APP_DRIVER=metaroce
@@ -27,13 +28,15 @@ APP_RPING_CONNS=16
 APP_RPING_COUNT=20
 APP_RPING_SIZE=4096
 APP_TIMEOUT=300
-APP_UCP_TESTS=""
-# UCX's ud_verbs (and so UCP, whose wireup needs it) does not work in the
-# lab, over metaroce or rdma_rxe alike: every datagram reaches the peer's
-# QP, yet UCX's UD endpoints time out (design.rst, known gaps);
-# APP_UCX_UD=1 runs it
-APP_UCX_UD=0
+APP_UCP_TESTS="tag_bw tag_lat stream_bw ucp_put_bw ucp_get"
+# UCX's ud_verbs (and so UCP, whose wireup needs it) tells an IPv4 datagram
+# from an IPv6 one by its completion's sl, where mlx5 devices report the L3
+# header type: metaroce does too; rdma_rxe leaves it 0, and UCX drops every
+# IPv4 datagram it receives (its UD endpoints time out).  APP_UCX_UD=0
+# leaves ud_verbs and UCP out.
+APP_UCX_UD=1
 [ -f "$LAB_FILES/apps.conf" ] && source "$LAB_FILES/apps.conf"
+[ "$APP_DRIVER" = rxe ] && APP_UCX_UD=0
 
 modprobe -a ib_uverbs rdma_ucm sch_netem
 source "$LAB_FILES/metaroce-lib.sh"
@@ -173,9 +176,11 @@ for imp in $APP_IMPAIR; do
                 ucx "ucx-$imp-ud-am-bw" uct ud_verbs am_bw 1016 2000 bcopy
                 ucx "ucx-$imp-ud-am-lat" uct ud_verbs am_lat 8 2000
             fi
-            for u in $APP_UCP_TESTS; do
-                ucx "ucx-$imp-ucp-$u" ucp rc_verbs,ud_verbs "$u" 65536 1000
-            done
+            if [ "$APP_UCX_UD" = 1 ]; then
+                for u in $APP_UCP_TESTS; do
+                    ucx "ucx-$imp-ucp-$u" ucp rc_verbs,ud_verbs "$u" 65536 1000
+                done
+            fi
             ;;
         qperf) qperf_run "qperf-$imp" ;;
         esac

@@ -27,6 +27,16 @@
 #define MRO_UWC_IP_CSUM_OK	BIT(2)
 #define MRO_UWC_WITH_INV	BIT(3)
 
+/*
+ * User space has no network header type.  A RoCE completion of an mlx5
+ * device carries it in sl (its CQE's L3 header type shares those bits), and
+ * that is where UCX's UD transport reads it: with sl 0 it takes an IPv4
+ * datagram's GRH area for an IPv6 header, finds no destination GID of its
+ * own there and drops the datagram.
+ */
+#define MRO_UWC_SL_IPV6		1
+#define MRO_UWC_SL_IPV4		2
+
 static u32 mro_uwc_flags(int flags)
 {
 	u32 uflags = 0;
@@ -61,6 +71,9 @@ static void mro_wc_to_uwc(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 	uwc->pkey_index = wc->pkey_index;
 	uwc->slid = (u16)wc->slid;
 	uwc->sl = wc->sl;
+	if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+		uwc->sl = wc->network_hdr_type == RDMA_NETWORK_IPV4 ?
+			  MRO_UWC_SL_IPV4 : MRO_UWC_SL_IPV6;
 	uwc->dlid_path_bits = wc->dlid_path_bits;
 	uwc->port_num = wc->port_num;
 }
