@@ -56,7 +56,7 @@ once_scenarios="fabric nfs quickstart"
 # make test-full adds: fabric, nfs and fuzz on every dist, and the long scenarios
 # whose checks do not depend on the kernel on the first dist
 full_scenarios="fabric nfs fuzz"
-full_once_scenarios="paths netdevs apps collective bond blind quickstart"
+full_once_scenarios="paths netdevs apps mpi collective bond blind quickstart"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
 report_only="debug/pyverbs"
@@ -273,7 +273,7 @@ step_done() {
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
 # ucstream, collective, ringrace, mrofuzz, mroblind, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
-# mro-paths, for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
+# mro-paths, mpicoll.c (compiled in the guest), for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
 # metaroce-src.tar.gz, made by make dist; the module index, metaroce-depmod.tar);
 # prints the dir
 vm_files() {
@@ -288,6 +288,7 @@ vm_files() {
     [ -x tools/mrofuzz/mrofuzz ] && cp tools/mrofuzz/mrofuzz "$files/"
     [ -x tools/mroblind/mroblind ] && cp tools/mroblind/mroblind "$files/"
     cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
+    cp tools/mpicoll/mpicoll.c "$files/"
     cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \
         "$files/"
     cp "$(make -s dist)" "$files/metaroce-src.tar.gz"
