@@ -124,12 +124,19 @@ q2=$(live_qps mr2 lqpn); r2=$(live_qps mr2 rqpn)
 q1=$(live_qps mr1 lqpn); r1=$(live_qps mr1 rqpn)
 p2=$(live_psns mr2 rcv_psn); p1=$(live_psns mr1 snd_nxt)
 lab_log "mr2 QPs $q2 (peers $r2, rcv_psn $p2); mr1 QPs $q1 (peers $r1, snd_nxt $p1)"
-# an unprivileged user sees the QPs but not metaroce's PSN attributes
+# an unprivileged user sees the QPs but not their PSNs: neither metaroce's
+# attributes nor the core's rq-psn/sq-psn (read through query_qp: 0), nor
+# the paths' source ports
 ip netns exec h2 setpriv --reuid=65534 --regid=65534 --clear-groups \
     rdma -dd resource show qp link mr2/1 >"$LAB_OUT/qp-unprivileged.txt" 2>&1
+rdma -dd resource show qp link mr2/1 >"$LAB_OUT/qp-root.txt" 2>&1
 lab_check_grep unprivileged-sees-qps 'lqpn' cat "$LAB_OUT/qp-unprivileged.txt"
-lab_check unprivileged-no-psns sh -c "! grep -E 'snd_una|snd_nxt|rcv_psn|credit_psn|grant_psn' '$LAB_OUT/qp-unprivileged.txt'"
-lab_check_grep root-sees-psns 'rcv_psn' rdma -dd resource show qp link mr2/1
+lab_check unprivileged-no-psns sh -c "! grep -E 'snd_una|snd_nxt|rcv_psn|credit_psn|grant_psn|_sport' '$LAB_OUT/qp-unprivileged.txt'"
+lab_check unprivileged-core-psns-zero sh -c "grep -q 'sq-psn 0 ' '$LAB_OUT/qp-unprivileged.txt' &&
+    ! grep -E '(rq|sq)-psn [1-9]' '$LAB_OUT/qp-unprivileged.txt'"
+lab_check root-sees-psns sh -c "grep -q rcv_psn '$LAB_OUT/qp-root.txt' &&
+    grep -q p0_sport '$LAB_OUT/qp-root.txt'"
+lab_check_grep root-sees-core-psns 'sq-psn [1-9]' cat "$LAB_OUT/qp-root.txt"
 b2=$(mro_snap mr2); b1=$(mro_snap mr1)
 all=garbage,short,crc,header,fields,window
 # the first run under the kernel's drop tracepoint: metaroce frees what it

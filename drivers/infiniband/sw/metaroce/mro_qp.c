@@ -3,9 +3,12 @@
  * metaroce QP verbs: create, modify (the IB state machine), query, destroy,
  * kernel post_send/post_recv, error and flush.
  */
+#include <linux/capability.h>
 #include <linux/log2.h>
 #include <linux/random.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -532,10 +535,31 @@ static void mro_av_to_attr(struct mro_qp *qp, struct rdma_ah_attr *ah)
 	memcpy(ah->roce.dmac, qp->av.dmac, ETH_ALEN);
 }
 
+/*
+ * Whether the caller may read the QP's PSNs.  With them and the QPNs, which
+ * every reader of rdma netlink sees, anyone who can send UDP from a host of
+ * the connection can inject packets the QP accepts.  The core's resource
+ * dump (rdma resource show qp) reads them through query_qp in the reader's
+ * context, so they go to CAP_NET_ADMIN in the device's network namespace,
+ * to the process that owns a user QP, and to kernel threads (a kernel
+ * ULP's own QPs); anyone else reads 0.
+ */
+bool mro_qp_psns_visible(struct mro_qp *qp)
+{
+	struct task_struct *owner = qp->ibqp.res.task;
+
+	if (ns_capable_noaudit(mro_dev_net(qp->dev)->user_ns, CAP_NET_ADMIN))
+		return true;
+	if (qp->ibqp.uobject)
+		return owner && same_thread_group(owner, current);
+	return current->flags & PF_KTHREAD;
+}
+
 int mro_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init)
 {
 	struct mro_qp *qp = to_mro_qp(ibqp);
+	bool psns = mro_qp_psns_visible(qp);
 
 	memset(attr, 0, sizeof(*attr));
 	spin_lock_bh(&qp->lock);
@@ -544,8 +568,10 @@ int mro_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->path_mtu = qp->path_mtu;
 	attr->path_mig_state = IB_MIG_MIGRATED;
 	attr->qkey = qp->qkey;
-	attr->rq_psn = qp->rxwin.base & METAROCE_QPN_MASK;
-	attr->sq_psn = qp->snd_nxt & METAROCE_QPN_MASK;
+	if (psns) {
+		attr->rq_psn = qp->rxwin.base & METAROCE_QPN_MASK;
+		attr->sq_psn = qp->snd_nxt & METAROCE_QPN_MASK;
+	}
 	attr->dest_qp_num = qp->dest_qpn;
 	attr->qp_access_flags = qp->access_flags;
 	attr->pkey_index = qp->pkey_index;

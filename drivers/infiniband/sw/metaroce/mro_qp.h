@@ -304,6 +304,7 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
 int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata);
+bool mro_qp_psns_visible(struct mro_qp *qp);
 int mro_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init);
 int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);

@@ -34,7 +34,12 @@ struct mro_res_snap {
 	struct mro_path path[MRO_RES_PATHS];
 };
 
-static int mro_put_path(struct sk_buff *msg, u16 i, const struct mro_path *p)
+/*
+ * A path's source port goes only to readers who may see the PSNs (see
+ * mro_qp_psns_visible()): a blind sender would otherwise have to guess it.
+ */
+static int mro_put_path(struct sk_buff *msg, u16 i, const struct mro_path *p,
+			bool sport)
 {
 	static const char * const state[] = {
 		[MRO_PATH_ACTIVE] = "active",
@@ -56,7 +61,7 @@ static int mro_put_path(struct sk_buff *msg, u16 i, const struct mro_path *p)
 				      p->state < ARRAY_SIZE(state) ?
 				      state[p->state] : "?"))
 		return -EMSGSIZE;
-	if (MRO_PUT32("sport", p->sport) ||
+	if ((sport && MRO_PUT32("sport", p->sport)) ||
 	    MRO_PUT64("tx_pkts", p->tx_pkts) ||
 	    MRO_PUT64("tx_bytes", p->tx_bytes) ||
 	    MRO_PUT64("retx", p->retx) ||
@@ -73,21 +78,11 @@ static int mro_put_path(struct sk_buff *msg, u16 i, const struct mro_path *p)
 	return 0;
 }
 
-/*
- * Whether the reader may see the QP's full PSNs: with them (and the QPNs
- * everyone sees) anyone who can send UDP from a host of the connection can
- * inject packets the QP accepts, so only CAP_NET_ADMIN in the device's
- * network namespace reads them.  A dump runs in the reader's context.
- */
-static bool mro_res_show_psns(struct mro_qp *qp)
-{
-	return ns_capable_noaudit(mro_dev_net(qp->dev)->user_ns, CAP_NET_ADMIN);
-}
-
 int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct mro_qp *qp = to_mro_qp(ibqp);
-	bool psns = mro_res_show_psns(qp);
+	/* a dump runs in the reader's context */
+	bool psns = mro_qp_psns_visible(qp);
 	struct mro_res_snap *s;
 	struct nlattr *nest;
 	u16 i;
@@ -136,7 +131,7 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u64(msg, "paths_revived", s->revived))
 		goto cancel;
 	for (i = 0; i < s->npaths; i++)
-		if (mro_put_path(msg, i, &s->path[i]))
+		if (mro_put_path(msg, i, &s->path[i], psns))
 			goto cancel;
 	mro_cc_fill_res(msg, qp, psns);	/* what fits, after the paths */
 	nla_nest_end(msg, nest);
