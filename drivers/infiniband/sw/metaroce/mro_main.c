@@ -131,6 +131,9 @@ MODULE_AUTHOR("metaroce developers");
 MODULE_DESCRIPTION("metaroce: loss-tolerant multipath soft RDMA over Ethernet");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_VERSION(MRO_VERSION);
-/* rdma-core's verbs and rdma_cm applications need these; load them too */
-MODULE_SOFTDEP("pre: ib_uverbs rdma_ucm");
+/*
+ * rdma-core's verbs and rdma_cm applications need ib_uverbs and rdma_ucm;
+ * the key derivation of mro_kdf.c runs over "hmac(sha256)"
+ */
+MODULE_SOFTDEP("pre: ib_uverbs rdma_ucm hmac sha256");
 MODULE_ALIAS_RDMA_LINK(MRO_LINK_TYPE);
