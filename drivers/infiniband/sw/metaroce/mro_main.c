@@ -133,7 +133,10 @@ MODULE_LICENSE("Dual BSD/GPL");
 MODULE_VERSION(MRO_VERSION);
 /*
  * rdma-core's verbs and rdma_cm applications need ib_uverbs and rdma_ucm;
- * the key derivation of mro_kdf.c runs over "hmac(sha256)"
+ * the key derivation of mro_kdf.c runs over "hmac(sha256)", the packet
+ * protection of mro_aead.c over "gcm(aes)", which the gcm module builds
+ * from ctr and ghash_generic (aes itself is built into Debian's kernels).
+ * modprobe skips a soft dependency that is built in or does not exist.
  */
-MODULE_SOFTDEP("pre: ib_uverbs rdma_ucm hmac sha256");
+MODULE_SOFTDEP("pre: ib_uverbs rdma_ucm hmac sha256 gcm ghash_generic ctr");
 MODULE_ALIAS_RDMA_LINK(MRO_LINK_TYPE);
