@@ -154,6 +154,19 @@ mro_dc_finish() {
     pkill -USR1 -f '^[^ ]*/datacheck -c ' || true
 }
 
+# mro_netem NAME: the netem arguments of a named impairment ("" for clean);
+# fails, saying so, for an unknown name
+mro_netem() {
+    case $1 in
+        clean) echo "" ;;
+        loss1) echo "loss 1%" ;;
+        loss5) echo "loss 5%" ;;
+        reorder25) echo "delay 1ms reorder 25% 50%" ;;
+        loss1reorder25) echo "loss 1% delay 1ms reorder 25% 50%" ;;
+        *) echo "unknown impairment $1" >&2; return 1 ;;
+    esac
+}
+
 # mro_qdisc_dropped < "tc -s qdisc show" output -> packets its first qdisc
 # dropped (the "(dropped N," field)
 mro_qdisc_dropped() {

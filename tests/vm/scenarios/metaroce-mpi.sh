@@ -125,12 +125,10 @@ mpi() {
 }
 
 for imp in $MPI_IMPAIR; do
-    case $imp in
-        clean) netem='' ;;
-        loss1) netem='loss 1%' ;;
-        reorder25) netem='delay 1ms reorder 25% 50%' ;;
-        *) lab_record "$imp" false "unknown impairment"; continue ;;
-    esac
+    if ! netem=$(mro_netem "$imp"); then
+        lab_record "$imp" false "unknown impairment"
+        continue
+    fi
     e0=$(mro_qp_errors)
     # shellcheck disable=SC2086
     [ -n "$netem" ] && tc qdisc add dev eth0 root netem $netem

@@ -92,13 +92,10 @@ fi
 lab_barrier mounted || exit 1
 
 for imp in $NFS_IMPAIR; do
-    case $imp in
-        clean) netem='' ;;
-        loss1) netem='loss 1%' ;;
-        loss5) netem='loss 5%' ;;
-        reorder25) netem='delay 1ms reorder 25% 50%' ;;
-        *) lab_record "$imp" false "unknown impairment"; continue ;;
-    esac
+    if ! netem=$(mro_netem "$imp"); then
+        lab_record "$imp" false "unknown impairment"
+        continue
+    fi
     mark="metaroce-nfs: $imp begins"
     echo "$mark" >/dev/kmsg
     e0=$(mro_qp_errors)

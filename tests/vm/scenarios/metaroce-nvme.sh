@@ -15,7 +15,7 @@
 #
 # Files (--files): metaroce.ko, metaroce-lib.sh; optional nvme.conf (sourced):
 #   NV_DRIVER=metaroce|rxe        rxe: the in-tree rdma_rxe on the same wire
-#   NV_IMPAIR="clean loss1 loss5 reorder25"   names from nv_netem() below
+#   NV_IMPAIR="clean loss1 loss5 reorder25"   names from mro_netem() (metaroce-lib.sh)
 #   NV_JOBS="seq128k rand4k"      fio jobs from nv_job() below
 #   NV_SIZE_SEQ=32M NV_SIZE_RAND=8M   bytes per job
 #   NV_FIO_TIMEOUT=400            seconds per fio job
@@ -34,18 +34,6 @@ NV_RECONNECT=1
 NQN=nqn.2026-12.org.metaroce:lab
 CFG=/sys/kernel/config/nvmet
 NV_PORT=4420
-
-# nv_netem NAME -> netem arguments ("" = no qdisc)
-nv_netem() {
-    case $1 in
-        clean) echo "" ;;
-        loss1) echo "loss 1%" ;;
-        loss5) echo "loss 5%" ;;
-        reorder25) echo "delay 1ms reorder 25% 50%" ;;
-        loss1reorder25) echo "loss 1% delay 1ms reorder 25% 50%" ;;
-        *) echo "unknown impairment $1" >&2; return 1 ;;
-    esac
-}
 
 # nv_job NAME -> fio arguments of that job
 nv_job() {
@@ -152,7 +140,7 @@ fi
 lab_barrier connected || exit 1
 
 for imp in $NV_IMPAIR; do
-    netem=$(nv_netem "$imp") || continue
+    netem=$(mro_netem "$imp") || continue
     mark="metaroce-nvme: $imp begins"
     echo "$mark" >/dev/kmsg
     errs0=$(mro_qp_errors)
