@@ -59,6 +59,7 @@ pair() {
         lab_barrier "$name-done" "$APP_TIMEOUT"
         kill $pid 2>/dev/null
         wait $pid 2>/dev/null
+        cp "$LAB_WORK/$name-server.out" "$LAB_OUT/"
         return 0
     fi
     lab_barrier "$name" || return 1
@@ -79,12 +80,12 @@ ucx() {
     [ "$level" = uct ] && args=(-x "$tls" -d "$DEV:1")
     [ -n "${7:-}" ] && args+=(-D "$7")
     # a ucx_perftest built with MPI (Debian 13's) runs as an MPI job unless
-    # told otherwise (-P 0): alone, it then refuses ("exactly 2 processes").
-    # With -P 0 Debian 13's server still closes the connection when the
-    # client connects (design.rst, known gaps): UCX runs on Debian 12 only
-    # in make test
+    # told otherwise (-P 0): alone, it then refuses ("exactly 2 processes");
+    # and its server wants the UCT transport and device too ("A device must
+    # be specified with -d flag for UCT test")
     local srv=() c0 c1 moved
     ucx_perftest -h 2>&1 | grep -q '^ *-P ' && srv=(-P 0) && args+=(-P 0)
+    [ "$level" = uct ] && srv+=(-x "$tls" -d "$DEV:1")
     c0=$(mro_snap "$DEV")
     pair "$name" env UCX_TLS="$tls,self" ucx_perftest "${srv[@]}" -- \
         env UCX_TLS="$tls,self" ucx_perftest -t "$test" -s "$size" -n "$iters" \
