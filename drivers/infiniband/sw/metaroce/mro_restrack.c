@@ -8,9 +8,7 @@
  * Attribute names start with the path slot, e.g. p3_sport.  The message
  * budget (~3.8 KB) fits MRO_RES_PATHS paths.
  */
-#include <linux/capability.h>
 #include <linux/slab.h>
-#include <linux/user_namespace.h>
 #include <net/netlink.h>
 #include <rdma/restrack.h>
 #include <uapi/rdma/rdma_netlink.h>
