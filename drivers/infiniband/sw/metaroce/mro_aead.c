@@ -175,30 +175,40 @@ static int mro_aead_crypt(struct mro_aead_dir *d, bool enc,
  * Seal pkt with an explicit nonce: mro_aead_seal() without the counter.
  * Only the known-answer tests call it directly.
  */
-VISIBLE_IF_KUNIT int mro_aead_seal_nonce(struct mro_aead_dir *d,
-					 enum mro_prot mode,
-					 const u8 nonce[MRO_AEAD_NONCE_LEN],
-					 u8 *pkt, unsigned int hdr_len,
-					 unsigned int len)
+/* what seal refuses before it takes a counter value */
+static int mro_aead_seal_args(enum mro_prot mode, unsigned int hdr_len,
+			      unsigned int len)
 {
-	unsigned int assoclen;
-
+	if (mode != MRO_PROT_AUTH && mode != MRO_PROT_ENCRYPT)
+		return -EINVAL;
 	if (hdr_len > len || len > UINT_MAX - MRO_AEAD_TAG_LEN)
 		return -EINVAL;
-	switch (mode) {
-	case MRO_PROT_AUTH:
-		assoclen = len;
-		break;
-	case MRO_PROT_ENCRYPT:
-		assoclen = hdr_len;
-		break;
-	default:
-		return -EINVAL;
-	}
+	return 0;
+}
+
+/* seal with @nonce; the arguments have passed mro_aead_seal_args() */
+static int mro_aead_seal_at(struct mro_aead_dir *d, enum mro_prot mode,
+			    const u8 nonce[MRO_AEAD_NONCE_LEN], u8 *pkt,
+			    unsigned int hdr_len, unsigned int len)
+{
+	unsigned int assoclen = mode == MRO_PROT_AUTH ? len : hdr_len;
+
 	return mro_aead_crypt(d, true, nonce, pkt, len + MRO_AEAD_TAG_LEN,
 			      assoclen, len - assoclen);
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* seal with a given nonce: known-answer tests only */
+int mro_aead_seal_nonce(struct mro_aead_dir *d, enum mro_prot mode,
+			const u8 nonce[MRO_AEAD_NONCE_LEN], u8 *pkt,
+			unsigned int hdr_len, unsigned int len)
+{
+	int err = mro_aead_seal_args(mode, hdr_len, len);
+
+	return err ?: mro_aead_seal_at(d, mode, nonce, pkt, hdr_len, len);
+}
 EXPORT_SYMBOL_IF_KUNIT(mro_aead_seal_nonce);
+#endif
 
 /*
  * Protect the len bytes at pkt, of which the first hdr_len are headers
@@ -218,17 +228,17 @@ int mro_aead_seal(struct mro_aead_dir *d, enum mro_prot mode, u8 *pkt,
 {
 	u8 nonce[MRO_AEAD_NONCE_LEN];
 	u64 seq;
+	int err;
 
-	if (mode != MRO_PROT_AUTH && mode != MRO_PROT_ENCRYPT)
-		return -EINVAL;
-	if (hdr_len > len || len > UINT_MAX - MRO_AEAD_TAG_LEN)
-		return -EINVAL;
+	err = mro_aead_seal_args(mode, hdr_len, len);
+	if (err)
+		return err;
 	if (d->next_seq > MRO_AEAD_SEQ_MAX)
 		return -EKEYEXPIRED;
 	seq = d->next_seq++;
 	mro_aead_nonce(nonce, d->key_id, d->dir, seq);
 	*seq_out = seq;
-	return mro_aead_seal_nonce(d, mode, nonce, pkt, hdr_len, len);
+	return mro_aead_seal_at(d, mode, nonce, pkt, hdr_len, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_aead_seal);
 
