@@ -86,7 +86,7 @@ ucx() {
     local srv=() c0 c1 moved
     ucx_perftest -h 2>&1 | grep -q '^ *-P ' && srv=(-P 0) && args+=(-P 0)
     [ "$level" = uct ] && srv+=(-x "$tls" -d "$DEV:1")
-    c0=$(mro_snap "$DEV")
+    [ "$ROLE" = b ] && c0=$(mro_snap "$DEV")
     pair "$name" env UCX_TLS="$tls,self" ucx_perftest "${srv[@]}" -- \
         env UCX_TLS="$tls,self" ucx_perftest -t "$test" -s "$size" -n "$iters" \
         "${args[@]}" "$PEER_IP" || rc=$?

@@ -164,6 +164,14 @@ exits_within() {
     return 1
 }
 
+# kill_exits NAME PID..: kill the PIDs; check NAME: all exit within 60 s
+kill_exits() {
+    local name=$1
+    shift
+    kill "$@" 2>/dev/null
+    lab_check "$name" exits_within 60 "$@"
+}
+
 # shellcheck disable=SC2046
 kill $(ip netns pids h1) $(ip netns pids h2) 2>/dev/null
 sleep 1
@@ -172,37 +180,26 @@ lab_check td-move-flood flood mr2 h2 18610
 ip netns add h3
 ip -n h2 link set eth0 netns h3
 # mr2 goes once the QPs of its server, the flood's target, are gone
-p2=$(ip netns pids h2)
-# shellcheck disable=SC2086 # the PIDs are words
-kill $p2 2>/dev/null
-# shellcheck disable=SC2086
-lab_check td-move-server-exits exits_within 60 $p2
+# shellcheck disable=SC2046 # the PIDs are words
+kill_exits td-move-server-exits $(ip netns pids h2)
 lab_check td-move-mr2-gone mro_gone mr2 60
 ip -n h3 link set lo up
 ip -n h3 addr add 10.98.0.2/24 dev eth0
 ip -n h3 link set eth0 up
 lab_check td-moved-link-add ip netns exec h3 rdma link add mr3 type metaroce netdev eth0 || exit 1
 lab_check td-moved-active mro_wait_state mr3 ACTIVE || exit 1
-p1=$(ip netns pids h1)
-# shellcheck disable=SC2086
-kill $p1 2>/dev/null
-# shellcheck disable=SC2086
-lab_check td-move-client-exits exits_within 60 $p1
+# shellcheck disable=SC2046
+kill_exits td-move-client-exits $(ip netns pids h1)
 
 lab_log "teardown: namespace h3 is deleted under a flood"
 lab_check td-netns-flood flood mr3 h3 18611
 p3=$(ip netns pids h3)
 ip netns del h3
-# shellcheck disable=SC2086
-kill $p3 2>/dev/null
-# shellcheck disable=SC2086
-lab_check td-netns-server-exits exits_within 60 $p3
+# shellcheck disable=SC2086 # the PIDs are words
+kill_exits td-netns-server-exits $p3
 lab_check td-netns-mr3-gone mro_gone mr3 120
-p1=$(ip netns pids h1)
-# shellcheck disable=SC2086
-kill $p1 2>/dev/null
-# shellcheck disable=SC2086
-lab_check td-netns-client-exits exits_within 60 $p1
+# shellcheck disable=SC2046
+kill_exits td-netns-client-exits $(ip netns pids h1)
 
 # --- afterwards: the device left and the module --------------------------
 lab_check link-delete-mr1 ip netns exec h1 rdma link delete mr1

@@ -82,34 +82,30 @@ fi
 # mpi NAME TRANSPORT: mpicoll across both VMs, launched by a, output in
 # NAME.out; TRANSPORT ucx (pml ucx on DEV) or tcp (pml ob1, btl tcp on eth0)
 mpi() {
-    local name=$1 rc=0 c0 c1 moved min mca
+    local name=$1 rc=0 c0 c1 moved=0 min=0 mca count=0
     case $2 in
         ucx) mca=(--mca pml ucx --mca osc ucx --mca btl self) ;;
         tcp) mca=(--mca pml ob1 --mca btl "tcp,self" --mca btl_tcp_if_include eth0) ;;
     esac
     lab_barrier "$name" || return 1
-    [ "$DEV" = mr0 ] && c0=$(mro_snap "$DEV")
     if [ "$ROLE" = a ]; then
+        # the payload must cross the device: each rank sends at least half
+        # of every size it timed (alltoall and allreduce send it, bcast
+        # from a), counted at a's device, sent and received
+        [ "$DEV" = mr0 ] && [ "$2" = ucx ] && count=1 && c0=$(mro_snap "$DEV")
         timeout "$MPI_TIMEOUT" mpirun --allow-run-as-root -np 2 --host "$(hostname),$PEER_NAME" \
             "${mca[@]}" \
             /usr/local/bin/mpicoll-rank -m "$MPI_MAX_SIZE" -i "$MPI_ITERS" -b "$MPI_BUDGET" \
             >"$LAB_WORK/$name.out" 2>&1 || rc=$?
         cp "$LAB_WORK/$name.out" "$LAB_OUT/"
+        if [ $count = 1 ]; then
+            c1=$(mro_snap "$DEV")
+            moved=$(( $(mro_delta "$c0" "$c1" sent_bytes) + $(mro_delta "$c0" "$c1" rcvd_bytes) ))
+            min=$(awk '/^[0-9]/ { s += $1 * $5 } END { printf "%d", s / 2 }' "$LAB_WORK/$name.out")
+        fi
     fi
     lab_barrier "$name-done" "$MPI_TIMEOUT"
-    # the payload crossed the device: each rank sends at least half of
-    # every size it timed (alltoall and allreduce send it, bcast from a),
-    # counted at a's device, sent and received
-    if [ "$DEV" = mr0 ] && [ "$2" = ucx ]; then
-        c1=$(mro_snap "$DEV")
-        moved=$(( $(mro_delta "$c0" "$c1" sent_bytes) + $(mro_delta "$c0" "$c1" rcvd_bytes) ))
-    fi
     [ "$ROLE" = a ] || return 0
-    if [ -n "${moved:-}" ]; then
-        min=$(awk '/^[0-9]/ { s += $1 * $5 } END { printf "%d", s / 2 }' "$LAB_WORK/$name.out")
-    else
-        moved=0 min=0
-    fi
     if [ $rc = 0 ] && grep -q '^mpicoll: ranks=2 errors=0$' "$LAB_WORK/$name.out" &&
         [ "$moved" -ge "$min" ]; then
         lab_record "$name" true "$moved bytes over $DEV (at least $min); $(tail -n 1 "$LAB_WORK/$name.out")"
