@@ -4,8 +4,8 @@
  * 5869 Appendix A (cases 1 to 3, PRK and OKM byte for byte), and the
  * per-connection key derivation: known answers computed outside the kernel
  * from the layout documented in mro_kdf.c, agreement of the two ends,
- * distinct directions, and a change of every identity field changing both
- * keys.
+ * distinct directions, a change of every identity field (the HELLO nonces
+ * included) changing both keys, and the refusal of out-of-range fields.
  */
 #include <kunit/test.h>
 #include <crypto/hash.h>
@@ -200,6 +200,7 @@ static const struct mro_conn_end end_1 = {
 	.gid = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 1 },
 	.qpn = 0x11,
 	.psn = 0x123456,
+	.nonce = 0x0123456789abcdefULL,
 };
 
 /* ::ffff:192.168.1.2, QPN 0x12, first PSN 0xabcdef */
@@ -207,34 +208,40 @@ static const struct mro_conn_end end_2 = {
 	.gid = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 2 },
 	.qpn = 0x12,
 	.psn = 0xabcdef,
+	.nonce = 0xfedcba9876543210ULL,
 };
 
 #define KAT_KEY_ID	1
 
 /*
- * Computed with Python's hmac and hashlib from the salt and info layout
- * of mro_kdf.c (end_1 is "lo"), not with this code.
+ * Computed outside the kernel, not with this code: a Python 3 script using
+ * only the standard library's hmac and hashlib built the 82-byte info
+ * strings byte by byte from the layout documented in mro_kdf.c (end_1 is
+ * "lo", key id 1, direction byte last), ran HKDF-Extract with the salt
+ * "metaroce v2 salt" over dev_key and HKDF-Expand to 32 bytes per
+ * direction.  The same script, given the earlier 66-byte layout without
+ * nonces, reproduced that layout's vectors.
  */
 static const u8 kat_1_to_2[32] = {	/* direction 'L' */
-	0x2c, 0x43, 0x2f, 0x60, 0x51, 0xed, 0x79, 0x27,
-	0xdc, 0xa2, 0x4a, 0x6b, 0xb2, 0xca, 0x1e, 0xd2,
-	0x91, 0xc9, 0xa1, 0x8b, 0x4b, 0xf6, 0xc3, 0x8c,
-	0x67, 0xb5, 0xbc, 0x5f, 0xe3, 0xf0, 0xeb, 0xb4,
+	0xf6, 0x45, 0x60, 0x30, 0xe9, 0x29, 0x13, 0xff,
+	0x2d, 0x62, 0xc3, 0x5d, 0x4f, 0xd0, 0xf5, 0xad,
+	0x2f, 0x50, 0xfa, 0x1d, 0x35, 0x55, 0xbe, 0xd1,
+	0x0e, 0x28, 0x03, 0x5c, 0x5e, 0xfb, 0x42, 0x32,
 };
 
 static const u8 kat_2_to_1[32] = {	/* direction 'H' */
-	0x2b, 0x07, 0x6d, 0xd5, 0x69, 0xf7, 0x76, 0x9e,
-	0x30, 0x2f, 0xd9, 0xb4, 0x2c, 0x4b, 0x93, 0x81,
-	0x53, 0xac, 0x65, 0xdb, 0x73, 0x76, 0x90, 0xb3,
-	0xfa, 0x13, 0xee, 0xfa, 0x36, 0xd2, 0x3e, 0x81,
+	0xef, 0x7b, 0xfd, 0x8c, 0x21, 0x50, 0x96, 0x0c,
+	0xcc, 0xec, 0xef, 0x19, 0x82, 0x70, 0x73, 0x90,
+	0x4a, 0x28, 0x06, 0x5c, 0x71, 0x82, 0x6f, 0xba,
+	0xdf, 0x5b, 0x26, 0x76, 0x92, 0x12, 0xbc, 0x2f,
 };
 
 /* end_1 connected to itself: the 'L' key, in both directions */
 static const u8 kat_self[32] = {
-	0x17, 0x9c, 0xd2, 0x21, 0x48, 0x57, 0x2e, 0xf5,
-	0x1e, 0x8d, 0x57, 0xb3, 0x9e, 0x7a, 0x27, 0xdb,
-	0xb5, 0x70, 0x0b, 0x06, 0x0c, 0xd4, 0xee, 0x70,
-	0xbd, 0xde, 0x42, 0x47, 0x0e, 0xd8, 0x89, 0x38,
+	0x55, 0xdb, 0x33, 0xc4, 0x5a, 0x9c, 0x4e, 0x55,
+	0x87, 0xb6, 0x2c, 0x43, 0xd7, 0x2f, 0xa2, 0x44,
+	0x88, 0x27, 0x3a, 0x15, 0x0e, 0xf9, 0x27, 0x44,
+	0x89, 0x95, 0xb2, 0xca, 0x63, 0x3c, 0x98, 0x0c,
 };
 
 static void kat_id(struct mro_conn_id *id, const struct mro_conn_end *a,
@@ -333,6 +340,18 @@ static void kdf_conn_every_field(struct kunit *test)
 	id.b.psn ^= 0x800000;
 	expect_both_changed(test, &id, ab0, ba0, "b.psn");
 	id = base;
+	id.a.nonce ^= 0x8000000000000000ULL;
+	expect_both_changed(test, &id, ab0, ba0, "a.nonce high bit");
+	id = base;
+	id.a.nonce ^= 0x1;
+	expect_both_changed(test, &id, ab0, ba0, "a.nonce low bit");
+	id = base;
+	id.b.nonce ^= 0x8000000000000000ULL;
+	expect_both_changed(test, &id, ab0, ba0, "b.nonce high bit");
+	id = base;
+	id.b.nonce ^= 0x1;
+	expect_both_changed(test, &id, ab0, ba0, "b.nonce low bit");
+	id = base;
 	id.key_id ^= 0x80;
 	expect_both_changed(test, &id, ab0, ba0, "key_id");
 
@@ -356,7 +375,10 @@ static void kdf_conn_self(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, ba, kat_self, sizeof(ba));
 }
 
-/* lengths out of range, no device key, QPNs and PSNs beyond 24 bits */
+/*
+ * lengths out of range, no device key, QPNs and PSNs beyond 24 bits, a
+ * nonce of 0; each refusal leaves both keys zeroed
+ */
 static void kdf_conn_refused(struct kunit *test)
 {
 	struct crypto_shash *hmac = kdf_hmac(test);
@@ -387,6 +409,26 @@ static void kdf_conn_refused(struct kunit *test)
 	/* the largest 24-bit values are fine */
 	id.a.qpn = 0xffffff;
 	id.b.psn = 0xffffff;
+	KUNIT_EXPECT_EQ(test, conn_keys(test, &id, ab, ba), 0);
+
+	kat_id(&id, &end_1, &end_2);
+	id.a.nonce = 0;
+	memset(ab, 0xa5, 32);
+	memset(ba, 0xa5, 32);
+	KUNIT_EXPECT_EQ(test, conn_keys(test, &id, ab, ba), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(ab, 0, 32));
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(ba, 0, 32));
+	kat_id(&id, &end_1, &end_2);
+	id.b.nonce = 0;
+	KUNIT_EXPECT_EQ(test, conn_keys(test, &id, ab, ba), -EINVAL);
+	kat_id(&id, &end_1, &end_1);
+	id.a.nonce = 0;
+	id.b.nonce = 0;
+	KUNIT_EXPECT_EQ(test, conn_keys(test, &id, ab, ba), -EINVAL);
+	/* any nonzero nonce is fine, the largest too */
+	kat_id(&id, &end_1, &end_2);
+	id.a.nonce = 1;
+	id.b.nonce = U64_MAX;
 	KUNIT_EXPECT_EQ(test, conn_keys(test, &id, ab, ba), 0);
 }
 

@@ -75,13 +75,14 @@ static const struct {
 	{ METAROCE_OP_FETCH_ADD,   "FETCH_ADD",   METAROCE_ATOMIC_LEN,      false, true  },
 	{ METAROCE_OP_FLUSH,       "FLUSH",       METAROCE_FLUSH_LEN,       false, true  },
 	{ METAROCE_OP_ATOMIC_WRITE, "ATOMIC_WRITE", METAROCE_ATOMIC_LEN,    false, true  },
-	{ METAROCE_OP_READ_RESP,   "READ_RESP",   METAROCE_MSG_LEN,         true,  false },
+	{ METAROCE_OP_READ_RESP,   "READ_RESP",   METAROCE_READ_RESP_LEN,   true,  false },
 	{ METAROCE_OP_ATOMIC_RESP, "ATOMIC_RESP", METAROCE_ATOMIC_RESP_LEN, false, false },
 	{ METAROCE_OP_ACK,         "ACK",         METAROCE_ACK_LEN,         false, false },
 	{ METAROCE_OP_UD_SEND,     "UD_SEND",     METAROCE_DETH_LEN,        true,  false },
 	{ METAROCE_OP_UD_SEND_IMM, "UD_SEND_IMM", METAROCE_DETH_LEN,        true,  false },
 	{ METAROCE_OP_PROBE,       "PROBE",       METAROCE_CTRL_LEN,        false, false },
 	{ METAROCE_OP_CREDIT,      "CREDIT",      METAROCE_CTRL_LEN,        false, false },
+	{ METAROCE_OP_HELLO,       "HELLO",       METAROCE_HELLO_LEN,       false, false },
 };
 
 static int known_opcode(unsigned int op)
@@ -102,7 +103,8 @@ static bool is_atomic_op(u8 op)
 
 static bool is_msg_op(u8 op)
 {
-	return mro_wire_ext_len(op) == METAROCE_MSG_LEN && !is_atomic_op(op);
+	return mro_wire_ext_len(op) == METAROCE_MSG_LEN && !is_atomic_op(op) &&
+	       op != METAROCE_OP_HELLO;
 }
 
 static bool is_ctrl_op(u8 op)
@@ -119,14 +121,16 @@ static bool is_ud_op(u8 op)
 
 static void wire_layout_test(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, METAROCE_WIRE_VERSION, 1);
+	KUNIT_EXPECT_EQ(test, METAROCE_WIRE_VERSION, 2);
 	KUNIT_EXPECT_EQ(test, METAROCE_BTH_LEN, 28);
 	KUNIT_EXPECT_EQ(test, METAROCE_MSG_LEN, 32);
 	KUNIT_EXPECT_EQ(test, METAROCE_ATOMIC_LEN, 32);
 	KUNIT_EXPECT_EQ(test, METAROCE_ATOMIC_RESP_LEN, 8);
+	KUNIT_EXPECT_EQ(test, METAROCE_READ_RESP_LEN, 8);
 	KUNIT_EXPECT_EQ(test, METAROCE_ACK_LEN, 48);
 	KUNIT_EXPECT_EQ(test, METAROCE_DETH_LEN, 8);
 	KUNIT_EXPECT_EQ(test, METAROCE_CTRL_LEN, 12);
+	KUNIT_EXPECT_EQ(test, METAROCE_HELLO_LEN, 32);
 	KUNIT_EXPECT_EQ(test, METAROCE_CRC_LEN, 4);
 	KUNIT_EXPECT_EQ(test, METAROCE_SACK_BITS, 128);
 	KUNIT_EXPECT_EQ(test, METAROCE_SACK_WORDS, 2);
@@ -261,7 +265,7 @@ static void wire_crc_vectors_test(struct kunit *test)
 
 /* the bth of the golden packets below, flags and hdr_len aside */
 static const u8 gold_bth_bytes[METAROCE_BTH_LEN] = {
-	0x10, 0x00, 0x00, 0x00,		/* ver, opcode, flags	*/
+	0x20, 0x00, 0x00, 0x00,		/* ver, opcode, flags	*/
 	0x00, 0xa1, 0xa2, 0xa3,		/* dqpn			*/
 	0x00, 0xb1, 0xb2, 0xb3,		/* sqpn			*/
 	0xc1, 0xc2, 0xc3, 0xc4,		/* psn			*/
@@ -285,7 +289,7 @@ static void gold_bth(struct mro_hdr *h, u8 op, u16 flags)
 
 /* WRITE_IMM, middle packet (ACK_REQ | ECT), 4 bytes of payload */
 static const u8 gold_write_imm[] = {
-	0x10,						/* ver		*/
+	0x20,						/* ver		*/
 	METAROCE_OP_WRITE_IMM,						/* opcode	*/
 	0x00, 0x24,					/* flags	*/
 	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
@@ -303,7 +307,7 @@ static const u8 gold_write_imm[] = {
 	0x41, 0x42, 0x43, 0x44,				/* rkey		*/
 	0x51, 0x52, 0x53, 0x54,				/* first_psn	*/
 	'w', 'x', 'y', 'z',				/* payload	*/
-	0xff, 0x00, 0x71, 0x27,				/* crc		*/
+	0x14, 0xbc, 0xa0, 0x3e,				/* crc		*/
 };
 
 static void gold_write_imm_hdr(struct mro_hdr *h)
@@ -320,7 +324,7 @@ static void gold_write_imm_hdr(struct mro_hdr *h)
 
 /* CMP_SWAP, FIRST | LAST */
 static const u8 gold_cmp_swap[] = {
-	0x10,						/* ver		*/
+	0x20,						/* ver		*/
 	METAROCE_OP_CMP_SWAP,						/* opcode	*/
 	0x00, 0x03,					/* flags	*/
 	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
@@ -335,7 +339,7 @@ static const u8 gold_cmp_swap[] = {
 	0x11, 0x12, 0x13, 0x14,				/* msn		*/
 	0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68,	/* swap_add	*/
 	0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78,	/* compare	*/
-	0x4f, 0xa0, 0xa0, 0x45,				/* crc		*/
+	0x89, 0xe1, 0xaf, 0xec,				/* crc		*/
 };
 
 static void gold_cmp_swap_hdr(struct mro_hdr *h)
@@ -350,7 +354,7 @@ static void gold_cmp_swap_hdr(struct mro_hdr *h)
 
 /* FLUSH, FIRST | LAST | ACK_REQ, global visibility of a range */
 static const u8 gold_flush[] = {
-	0x10,						/* ver		*/
+	0x20,						/* ver		*/
 	METAROCE_OP_FLUSH,				/* opcode	*/
 	0x00, 0x07,					/* flags	*/
 	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
@@ -367,7 +371,7 @@ static const u8 gold_flush[] = {
 	0x01,						/* type: GLOBAL	*/
 	0x00,						/* level: RANGE	*/
 	0x00, 0x00,					/* rsvd		*/
-	0xdb, 0x58, 0x5d, 0xa9,				/* crc		*/
+	0x7d, 0xa4, 0x6c, 0xf7,				/* crc		*/
 };
 
 static void gold_flush_hdr(struct mro_hdr *h)
@@ -384,7 +388,7 @@ static void gold_flush_hdr(struct mro_hdr *h)
 
 /* ATOMIC_WRITE, FIRST | LAST | ACK_REQ: the 8 bytes in swap_add */
 static const u8 gold_atomic_write[] = {
-	0x10,						/* ver		*/
+	0x20,						/* ver		*/
 	METAROCE_OP_ATOMIC_WRITE,			/* opcode	*/
 	0x00, 0x07,					/* flags	*/
 	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
@@ -399,7 +403,7 @@ static const u8 gold_atomic_write[] = {
 	0x11, 0x12, 0x13, 0x14,				/* msn		*/
 	0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68,	/* the 8 bytes	*/
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* compare: 0	*/
-	0x8b, 0xac, 0x48, 0x86,				/* crc		*/
+	0x4d, 0xed, 0x47, 0x2f,				/* crc		*/
 };
 
 static void gold_atomic_write_hdr(struct mro_hdr *h)
@@ -415,7 +419,7 @@ static void gold_atomic_write_hdr(struct mro_hdr *h)
 
 /* ATOMIC_RESP, RETX */
 static const u8 gold_atomic_resp[] = {
-	0x10,						/* ver		*/
+	0x20,						/* ver		*/
 	METAROCE_OP_ATOMIC_RESP,						/* opcode	*/
 	0x00, 0x10,					/* flags	*/
 	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
@@ -426,7 +430,7 @@ static const u8 gold_atomic_resp[] = {
 	0xe1, 0xe2, 0xe3, 0xe4,				/* path_seq	*/
 	0xf1, 0xf2, 0xf3, 0xf4,				/* tsval	*/
 	0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88,	/* orig		*/
-	0xd5, 0xdb, 0x63, 0x2e,				/* crc		*/
+	0x82, 0xda, 0x02, 0x5b,				/* crc		*/
 };
 
 static void gold_atomic_resp_hdr(struct mro_hdr *h)
@@ -437,7 +441,7 @@ static void gold_atomic_resp_hdr(struct mro_hdr *h)
 
 /* ACK carrying an RNR NAK and a full 128-bit SACK; bth.psn 0 */
 static const u8 gold_ack[] = {
-	0x10, METAROCE_OP_ACK, 0x00, 0x00,		/* ver, opcode, flags */
+	0x20, METAROCE_OP_ACK, 0x00, 0x00,		/* ver, opcode, flags */
 	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
 	0x00, 0xb1, 0xb2, 0xb3,				/* sqpn		*/
 	0x00, 0x00, 0x00, 0x00,				/* psn (unused)	*/
@@ -458,7 +462,7 @@ static const u8 gold_ack[] = {
 	0x71, 0x72,					/* ecn_ce	*/
 	0x81, 0x82, 0x83, 0x84,				/* echo_seq	*/
 	0x00, 0x00, 0x00, 0x00,				/* rsvd		*/
-	0x0f, 0x5f, 0xb8, 0x68,				/* crc		*/
+	0x47, 0x8c, 0xb0, 0x73,				/* crc		*/
 };
 
 static void gold_ack_hdr(struct mro_hdr *h)
@@ -481,7 +485,7 @@ static void gold_ack_hdr(struct mro_hdr *h)
 
 /* UD_SEND_IMM, SOLICITED, 3 bytes of payload */
 static const u8 gold_ud[] = {
-	0x10,						/* ver		*/
+	0x20,						/* ver		*/
 	METAROCE_OP_UD_SEND_IMM,						/* opcode	*/
 	0x00, 0x08,					/* flags	*/
 	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
@@ -494,7 +498,7 @@ static const u8 gold_ud[] = {
 	0x11, 0x12, 0x13, 0x14,				/* qkey		*/
 	0x21, 0x22, 0x23, 0x24,				/* imm		*/
 	'a', 'b', 'c',					/* payload	*/
-	0xed, 0x67, 0xaa, 0x94,				/* crc		*/
+	0xe1, 0x2e, 0xa4, 0x92,				/* crc		*/
 };
 
 static void gold_ud_hdr(struct mro_hdr *h)
@@ -506,7 +510,7 @@ static void gold_ud_hdr(struct mro_hdr *h)
 
 /* PROBE asking for an echo */
 static const u8 gold_probe[] = {
-	0x10,						/* ver		*/
+	0x20,						/* ver		*/
 	METAROCE_OP_PROBE,						/* opcode	*/
 	0x00, 0x04,					/* flags	*/
 	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
@@ -519,7 +523,7 @@ static const u8 gold_probe[] = {
 	0x11, 0x12, 0x13, 0x14,				/* token	*/
 	0x21, 0x22, 0x23, 0x24,				/* credit_psn	*/
 	0x00, 0x00, 0x00, 0x00,				/* rsvd		*/
-	0x12, 0xe2, 0x69, 0x84,				/* crc		*/
+	0x34, 0x4f, 0xc7, 0x62,				/* crc		*/
 };
 
 static void gold_probe_hdr(struct mro_hdr *h)
@@ -527,6 +531,69 @@ static void gold_probe_hdr(struct mro_hdr *h)
 	gold_bth(h, METAROCE_OP_PROBE, METAROCE_F_ACK_REQ);
 	h->ctrl.token = 0x11121314;
 	h->ctrl.credit_psn = 0x21222324;
+}
+
+/* READ_RESP, the first of a READ (FIRST | ECT), 3 bytes of payload */
+static const u8 gold_read_resp[] = {
+	0x20,						/* ver		*/
+	METAROCE_OP_READ_RESP,						/* opcode	*/
+	0x00, 0x21,					/* flags	*/
+	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
+	0x00, 0xb1, 0xb2, 0xb3,				/* sqpn		*/
+	0xc1, 0xc2, 0xc3, 0xc4,				/* psn		*/
+	0xd1, 0xd2,					/* path		*/
+	0x00, 36,					/* hdr_len	*/
+	0xe1, 0xe2, 0xe3, 0xe4,				/* path_seq	*/
+	0xf1, 0xf2, 0xf3, 0xf4,				/* tsval	*/
+	0x00, 0x01, 0x12, 0x13,				/* offset	*/
+	0x21, 0x22, 0x23, 0x24,				/* ts_echo	*/
+	'r', 'r', 'r',					/* payload	*/
+	0x48, 0x9f, 0x82, 0x07,				/* crc		*/
+};
+
+static void gold_read_resp_hdr(struct mro_hdr *h)
+{
+	gold_bth(h, METAROCE_OP_READ_RESP, METAROCE_F_FIRST | METAROCE_F_ECT);
+	h->rresp.offset = 0x00011213;
+	h->rresp.ts_echo = 0x21222324;
+}
+
+/* HELLO asking for an answer, with distinct bytes in every field */
+static const u8 gold_hello[] = {
+	0x20,						/* ver		*/
+	METAROCE_OP_HELLO,						/* opcode	*/
+	0x00, 0x04,					/* flags	*/
+	0x00, 0xa1, 0xa2, 0xa3,				/* dqpn		*/
+	0x00, 0xb1, 0xb2, 0xb3,				/* sqpn		*/
+	0xc1, 0xc2, 0xc3, 0xc4,				/* psn		*/
+	0xd1, 0xd2,					/* path		*/
+	0x00, 60,					/* hdr_len	*/
+	0xe1, 0xe2, 0xe3, 0xe4,				/* path_seq	*/
+	0xf1, 0xf2, 0xf3, 0xf4,				/* tsval	*/
+	0x02, 0x17,					/* prot, key_id	*/
+	0x21, 0x22,					/* ack_every	*/
+	0x31, 0x32,					/* msg_window	*/
+	0x41, 0x42,					/* sack_bits	*/
+	0x18,						/* prev_key_id	*/
+	0x00, 0x00, 0x00,				/* rsvd		*/
+	0x51, 0x52, 0x53, 0x54,				/* window	*/
+	0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68,	/* nonce	*/
+	0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78,	/* echo		*/
+	0x3b, 0xcc, 0x72, 0x44,				/* crc		*/
+};
+
+static void gold_hello_hdr(struct mro_hdr *h)
+{
+	gold_bth(h, METAROCE_OP_HELLO, METAROCE_F_ACK_REQ);
+	h->hello.prot = METAROCE_PROT_ENCRYPT;
+	h->hello.key_id = 0x17;
+	h->hello.prev_key_id = 0x18;
+	h->hello.ack_every = 0x2122;
+	h->hello.msg_window = 0x3132;
+	h->hello.sack_bits = 0x4142;
+	h->hello.window = 0x51525354;
+	h->hello.nonce = 0x6162636465666768ULL;
+	h->hello.echo = 0x7172737475767778ULL;
 }
 
 static const struct golden {
@@ -545,6 +612,8 @@ static const struct golden {
 	{ "ACK",         gold_ack,         sizeof(gold_ack),         0, gold_ack_hdr },
 	{ "UD_SEND_IMM", gold_ud,          sizeof(gold_ud),          3, gold_ud_hdr },
 	{ "PROBE",       gold_probe,       sizeof(gold_probe),       0, gold_probe_hdr },
+	{ "HELLO",       gold_hello,       sizeof(gold_hello),       0, gold_hello_hdr },
+	{ "READ_RESP",   gold_read_resp,   sizeof(gold_read_resp),   3, gold_read_resp_hdr },
 };
 
 /* compare every field that @op carries */
@@ -586,6 +655,9 @@ static void expect_hdr_eq(struct kunit *test, const struct mro_hdr *exp,
 		KUNIT_EXPECT_EQ_MSG(test, got->flush.level, exp->flush.level, "%s", what);
 	} else if (op == METAROCE_OP_ATOMIC_RESP) {
 		KUNIT_EXPECT_EQ_MSG(test, got->orig, exp->orig, "%s", what);
+	} else if (op == METAROCE_OP_READ_RESP) {
+		KUNIT_EXPECT_EQ_MSG(test, got->rresp.offset, exp->rresp.offset, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->rresp.ts_echo, exp->rresp.ts_echo, "%s", what);
 	} else if (op == METAROCE_OP_ACK) {
 		KUNIT_EXPECT_EQ_MSG(test, got->ack.syndrome, exp->ack.syndrome, "%s", what);
 		KUNIT_EXPECT_EQ_MSG(test, got->ack.nak_code, exp->ack.nak_code, "%s", what);
@@ -606,6 +678,17 @@ static void expect_hdr_eq(struct kunit *test, const struct mro_hdr *exp,
 	} else if (is_ctrl_op(op)) {
 		KUNIT_EXPECT_EQ_MSG(test, got->ctrl.token, exp->ctrl.token, "%s", what);
 		KUNIT_EXPECT_EQ_MSG(test, got->ctrl.credit_psn, exp->ctrl.credit_psn, "%s", what);
+	} else if (op == METAROCE_OP_HELLO) {
+		KUNIT_EXPECT_EQ_MSG(test, got->hello.prot, exp->hello.prot, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->hello.key_id, exp->hello.key_id, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->hello.prev_key_id, exp->hello.prev_key_id,
+				    "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->hello.ack_every, exp->hello.ack_every, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->hello.msg_window, exp->hello.msg_window, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->hello.sack_bits, exp->hello.sack_bits, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->hello.window, exp->hello.window, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->hello.nonce, exp->hello.nonce, "%s", what);
+		KUNIT_EXPECT_EQ_MSG(test, got->hello.echo, exp->hello.echo, "%s", what);
 	} else {
 		KUNIT_FAIL(test, "%s: opcode 0x%02x not covered", what, op);
 	}
@@ -689,6 +772,8 @@ static size_t fill_hdr(struct mro_hdr *h, int i, enum fill_kind kind)
 			h->msg.imm = 256;	/* smallest segment size */
 		if (op == METAROCE_OP_FLUSH)	/* at least one type bit */
 			h->flush.type = METAROCE_FLUSH_GLOBAL;
+		if (op == METAROCE_OP_HELLO)	/* the smallest nonce */
+			h->hello.nonce = 1;
 		return plen && is_msg_op(op) ? 0 : plen;
 	}
 	if (kind == FILL_PATTERN) {
@@ -757,6 +842,10 @@ static size_t fill_hdr(struct mro_hdr *h, int i, enum fill_kind kind)
 							METAROCE_FLUSH_MR;
 	} else if (op == METAROCE_OP_ATOMIC_RESP) {
 		h->orig = m64;
+	} else if (op == METAROCE_OP_READ_RESP) {
+		/* the payload ends at most at IB's largest message */
+		h->rresp.offset = kind == FILL_PATTERN ? m32 : 0x80000000U - plen;
+		h->rresp.ts_echo = m32;
 	} else if (op == METAROCE_OP_ACK) {
 		h->ack.syndrome = kind == FILL_PATTERN ? METAROCE_SYN_NAK_ACCESS :
 							 METAROCE_SYN_MAX;
@@ -779,6 +868,17 @@ static size_t fill_hdr(struct mro_hdr *h, int i, enum fill_kind kind)
 	} else if (is_ctrl_op(op)) {
 		h->ctrl.token = m32;
 		h->ctrl.credit_psn = m32 - 1;
+	} else if (op == METAROCE_OP_HELLO) {
+		h->hello.prot = kind == FILL_PATTERN ? METAROCE_PROT_AUTH :
+						       METAROCE_PROT_MAX;
+		h->hello.key_id = (u8)m32;
+		h->hello.prev_key_id = (u8)(m32 >> 8);
+		h->hello.ack_every = (u16)m32;
+		h->hello.msg_window = (u16)(m32 >> 16);
+		h->hello.sack_bits = (u16)(m32 - 1);
+		h->hello.window = m32;
+		h->hello.nonce = m64 | 1;	/* never 0 */
+		h->hello.echo = m64 - 1;
 	}
 	return plen;
 }
@@ -848,6 +948,7 @@ static void wire_bth_bytes_test(struct kunit *test)
 		exp[19] = hl;
 
 		gold_bth(&h, opcodes[i].op, METAROCE_F_ALL);	/* extension all 0 */
+		h.hello.nonce = opcodes[i].op == METAROCE_OP_HELLO; /* never 0 */
 		KUNIT_ASSERT_EQ_MSG(test, mro_wire_encode(&h, buf, BUF_LEN), (size_t)hl,
 				    "%s", opcodes[i].name);
 		KUNIT_EXPECT_MEMEQ_MSG(test, buf, exp, METAROCE_BTH_LEN, "%s",
@@ -1211,8 +1312,13 @@ static void wire_decode_msg_bounds_test(struct kunit *test)
 
 		fill_hdr(&h, i, FILL_PATTERN);
 		h.flags = mc->flags;
-		h.msg.offset = mc->offset;
-		h.msg.length = mc->length;
+		if (mc->op == METAROCE_OP_READ_RESP) {
+			/* no length: the payload ends within 2^31 bytes */
+			h.rresp.offset = mc->offset;
+		} else {
+			h.msg.offset = mc->offset;
+			h.msg.length = mc->length;
+		}
 		len = build_pkt(test, &h, mc->plen, buf);
 		KUNIT_ASSERT_NE(test, len, 0);
 		KUNIT_EXPECT_EQ_MSG(test, mro_wire_decode(buf, len, &d), mc->exp,
@@ -1584,10 +1690,13 @@ static void wire_crc_bitflip_test(struct kunit *test)
 				err = mro_wire_decode(buf, len, &d);
 				buf[pos] ^= 1 << bit;
 				/*
-				 * ver, opcode and hdr_len are checked before
-				 * the CRC; everything else must fail the CRC.
+				 * ver, opcode, hdr_len and the SEALED flag
+				 * (which says whether a CRC or a tag ends the
+				 * packet) are checked before the CRC;
+				 * everything else must fail the CRC.
 				 */
-				if (pos < 2 || pos == 18 || pos == 19)
+				if (pos < 2 || pos == 18 || pos == 19 ||
+				    (pos == 2 && bit == 0))
 					KUNIT_EXPECT_NE_MSG(test, err, MRO_WIRE_OK,
 							    "%s byte %zu bit %u",
 							    opcodes[i].name, pos, bit);

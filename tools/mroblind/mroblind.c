@@ -202,10 +202,12 @@ static size_t read_resp(uint8_t *p, const struct target *t)
 	uint32_t first = blind_psn(), plen = 64 + rnd() % 961, k = rnd() % 16;
 	uint16_t flags = (k == 0 ? METAROCE_F_FIRST : 0) |
 			 (k == 15 ? METAROCE_F_LAST : 0);
+	struct metaroce_read_resp r = { .offset = htobe32(k * plen) };
 	size_t n = put_bth(p, t, METAROCE_OP_READ_RESP, flags, first + k,
-			   METAROCE_MSG_LEN);
+			   METAROCE_READ_RESP_LEN);
 
-	n += put_msg(p + n, blind_psn(), k * plen, 16 * plen, 0, 0, 0, first);
+	memcpy(p + n, &r, METAROCE_READ_RESP_LEN);
+	n += METAROCE_READ_RESP_LEN;
 	return n + put_payload(p + n, plen);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
 /*
- * metaroce wire format, version 1.
+ * metaroce wire format, version 2.
  *
  * Every metaroce packet is a UDP datagram to the metaroce destination port
  * (module parameter, default METAROCE_DEFAULT_UDP_PORT).  The UDP source port
@@ -12,6 +12,11 @@
  *   payload                        data packets only
  *   __be32 crc                     CRC32C over everything above
  *
+ * or, on a protected connection (METAROCE_F_SEALED), instead of the CRC:
+ *
+ *   __u8 tag[16]                   AES-GCM tag over everything above
+ *   __be64 seq                     the sender's transmission counter
+ *
  * All multi-byte fields are big-endian.  The protocol is specified in
  * Documentation/metaroce/protocol.rst; keep both in step.
  */
@@ -20,7 +25,7 @@
 
 #include <linux/types.h>
 
-#define METAROCE_WIRE_VERSION		1
+#define METAROCE_WIRE_VERSION		2
 #define METAROCE_DEFAULT_UDP_PORT	4796
 
 /*
@@ -38,6 +43,18 @@
  * msn - METAROCE_MSG_WINDOW is acknowledged
  */
 #define METAROCE_MSG_WINDOW		64
+
+/*
+ * The responder's ACK rhythm: it acknowledges at least every
+ * METAROCE_ACK_EVERY PSNs of a connection without being asked, so a
+ * requester's PSN psn with psn % METAROCE_ACK_EVERY == METAROCE_ACK_EVERY - 1
+ * is answered like one that carries METAROCE_F_ACK_REQ.
+ */
+#define METAROCE_ACK_EVERY		32
+
+/* PSNs in flight per connection: a power of two in this range */
+#define METAROCE_WINDOW_MIN		64
+#define METAROCE_WINDOW_MAX		16384
 
 /* bth.opcode */
 enum metaroce_opcode {
@@ -62,6 +79,7 @@ enum metaroce_opcode {
 	/* control */
 	METAROCE_OP_PROBE		= 0x30,
 	METAROCE_OP_CREDIT		= 0x31,
+	METAROCE_OP_HELLO		= 0x32,
 };
 
 /* bth.flags */
@@ -89,6 +107,13 @@ enum metaroce_opcode {
  */
 #define METAROCE_F_ACK_PIGGY	0x0080
 #define METAROCE_ACK_PIGGY_LEN	4
+/*
+ * Every opcode but HELLO: the packet is protected (protocol.rst, Packet
+ * protection) and ends in METAROCE_SEAL_LEN bytes, a 16-byte AES-GCM tag
+ * and the sender's 64-bit transmission counter, instead of the CRC.
+ */
+#define METAROCE_F_SEALED	0x0100
+#define METAROCE_SEAL_LEN	24
 
 /*
  * Headers follow each other without padding, so 64-bit fields may be
@@ -121,18 +146,17 @@ struct metaroce_bth {
 };
 
 /*
- * Message extension, 32 bytes, on SEND*, WRITE*, READ_REQ and READ_RESP.
+ * Message extension, 32 bytes, on SEND*, WRITE* and READ_REQ.
  * It makes every data packet self-describing: the receiver can place it
  * without having seen any other packet of the message.
  *
- * @msn:    message sequence number.  Requests: ordinal of the message among
+ * @msn:    message sequence number: ordinal of the message among
  *          those that consume a receive WQE (SEND*, WRITE_IMM); for other
  *          requests the value the next consuming message will carry.
- *          READ_RESP: the READ_REQ's PSN.
  * @offset: byte offset of this packet's payload inside the message
  *          (READ_REQ: first byte requested)
  * @length: total message length in bytes (READ_REQ: bytes requested from
- *          @offset; READ_RESP: end offset of the request it answers)
+ *          @offset)
  * @imm:    immediate data (SEND_IMM, WRITE_IMM) or rkey to invalidate
  *          (SEND_INV); READ_REQ: response segment size in bytes, 256..65536:
  *          response k carries bytes offset + k * imm onwards with PSN
@@ -141,8 +165,7 @@ struct metaroce_bth {
  * @va:     WRITE, WRITE_IMM, READ_REQ: remote virtual address of byte 0 of the message;
  *          0 otherwise
  * @rkey:   WRITE, WRITE_IMM, READ_REQ: remote key; 0 otherwise
- * @first_psn: PSN of the first packet of the message (READ_RESP: of the
- *          first response packet)
+ * @first_psn: PSN of the first packet of the message
  */
 struct metaroce_msg {
 	__be32	msn;
@@ -196,6 +219,20 @@ struct metaroce_flush {
 	__u8	type;
 	__u8	level;
 	__be16	rsvd;
+};
+
+/*
+ * READ_RESP extension, 8 bytes.  Response k to the READ_REQ with PSN p
+ * has PSN p + k and carries the bytes of the READ from @offset on; the
+ * requester knows the rest (length, segment, addresses) from its request.
+ * @offset:  byte offset of the payload in the READ (the READ_REQ's offset
+ *           + k * its segment size)
+ * @ts_echo: the READ_REQ's tsval, which tells the requester which of its
+ *           transmissions of the request was answered; 0: no echo
+ */
+struct metaroce_read_resp {
+	__be32	offset;
+	__be32	ts_echo;
 };
 
 /* ATOMIC_RESP extension, 8 bytes: the value found before the operation */
@@ -267,14 +304,59 @@ struct metaroce_ctrl {
 	__be32	rsvd;
 };
 
+/* metaroce_hello.prot: how the connection's packets are protected */
+enum metaroce_prot {
+	METAROCE_PROT_NONE		= 0,	/* CRC32C only */
+	METAROCE_PROT_AUTH		= 1,	/* authenticated */
+	METAROCE_PROT_ENCRYPT		= 2,	/* payload encrypted too */
+	METAROCE_PROT_MAX		= METAROCE_PROT_ENCRYPT,
+};
+
+/*
+ * HELLO extension, 32 bytes (opcode HELLO, RC and UC connections): what
+ * the sending end of a connection requires of the other, and the
+ * connection's two nonces.  Each end sends one when its QP enters RTS;
+ * bth.psn is the first PSN the sender sends on the connection (the
+ * peer's rq_psn), bth.path_seq and bth.tsval as on any packet.  A HELLO
+ * with METAROCE_F_ACK_REQ asks for a HELLO back.  The receiver compares
+ * every field but the nonces with its own values: any difference ends
+ * the connection on that end (protocol.rst, Negotiation).
+ *
+ * @prot:       enum metaroce_prot
+ * @key_id:     the sender's current device key; 0 with PROT_NONE
+ * @prev_key_id: the sender's previous device key, 0 if none (rotation:
+ *              the connection is keyed with a key both ends hold)
+ * @ack_every:  METAROCE_ACK_EVERY of the sender
+ * @msg_window: METAROCE_MSG_WINDOW of the sender
+ * @sack_bits:  METAROCE_SACK_BITS of the sender
+ * @rsvd:       0
+ * @window:     PSNs in flight per QP (METAROCE_WINDOW_MIN..MAX, power of 2)
+ * @nonce:      the sender's, random, fixed for the connection, never 0
+ * @echo:       the receiver's nonce as the sender last saw it, 0 if none
+ */
+struct metaroce_hello {
+	__u8	prot;
+	__u8	key_id;
+	__be16	ack_every;
+	__be16	msg_window;
+	__be16	sack_bits;
+	__u8	prev_key_id;
+	__u8	rsvd[3];
+	__be32	window;
+	__be64	nonce;
+	__be64	echo;
+};
+
 #define METAROCE_BTH_LEN	28
 #define METAROCE_MSG_LEN	32
 #define METAROCE_ATOMIC_LEN	32
 #define METAROCE_ATOMIC_RESP_LEN 8
+#define METAROCE_READ_RESP_LEN	8
 #define METAROCE_FLUSH_LEN	24
 #define METAROCE_ACK_LEN	48
 #define METAROCE_DETH_LEN	8
 #define METAROCE_CTRL_LEN	12
+#define METAROCE_HELLO_LEN	32
 #define METAROCE_CRC_LEN	4
 
 #define METAROCE_QPN_MASK	0x00ffffff

@@ -81,9 +81,11 @@ counters() {
 # pointers unhashed) and metaroce's mro_rx_drop during a run; the drops made
 # inside metaroce.ko (location in its text, /proc/modules) go to
 # $LAB_OUT/NAME-drops.txt, their count to a metric.  On a lossless link the
-# only packets metaroce may drop are those that reach a QP after it left
-# the states that take them (rx_drop_qp_state: the connection's teardown);
-# duplicates, resent requests' answers included, are consumed: checked
+# only packets metaroce may drop are those that reach a QP in a state that
+# takes none (rx_drop_qp_state: the connection's teardown, and the HELLO
+# the passive side sends on entering RTS, which reaches the active side's
+# QP before its RTR); duplicates, resent requests' answers included, are
+# consumed: checked
 TR=/sys/kernel/tracing
 drops_start() {
     [ "$DEV" = mr0 ] || return 0
@@ -113,7 +115,7 @@ drops_stop() {
     echo >"$TR/trace"
     n=$(grep -c ' kfree_skb: ' "$LAB_OUT/$1-drops.txt")
     lab_metric "$1_kfree_skb_metaroce_$ROLE" "$n"
-    lab_check "$1-drops-teardown-only" test "$n" -eq \
+    lab_check "$1-drops-qp-state-only" test "$n" -eq \
         $(($(mro_counter mr0 rx_drop_qp_state) - QPSTATE0))
 }
 

@@ -57,7 +57,7 @@ before=$(mro_counter mr0 rx_drop_crc)
 before_sport=$(mro_counter mr0 rx_drop_sport)
 python3 - <<'PY'
 import socket, struct
-bth = struct.pack('>BBHIIIHHII', 0x10, 0x12, 0, 1, 2, 0, 0, 28 + 48, 0, 0)
+bth = struct.pack('>BBHIIIHHII', 0x20, 0x12, 0, 1, 2, 0, 0, 28 + 48, 0, 0)
 pkt = bth + bytes(48) + b'\xde\xad\xbe\xef'
 for sport in (600, 0):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -237,7 +237,7 @@ ip netns exec ns1 python3 -c "
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(('0.0.0.0', 601))
-s.sendto(bytes([0x10, 0x12]) + bytes(90), ('10.96.0.1', 4796))"
+s.sendto(bytes([0x20, 0x12]) + bytes(90), ('10.96.0.1', 4796))"
 sleep 0.5
 lab_check netns-rx-path test "$(( $(mro_counter mr3 rx_drop_crc) + $(mro_counter mr3 rx_drop_hdr_len) ))" -gt "$before"
 ip netns del ns1

@@ -4,8 +4,9 @@
 # QPs, rping (rdma_cm), a UC stream under netem loss (tools/ucstream),
 # small SENDs under netem delay and loss, repeated RNR episodes on one
 # QP (tools/mro-rnr), the retry count ending a QP whose peer is gone
-# (tools/mro-retry), and a request completing before its answer when the
-# answer overtakes the ACK (tools/mro-order).
+# (tools/mro-retry), a request completing before its answer when the
+# answer overtakes the ACK (tools/mro-order), and a connection whose ends
+# disagree on the window ending on both ends (HELLO).
 # VM a serves, VM b is the client.
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
@@ -85,7 +86,8 @@ if [ "$ROLE" = b ]; then
     (
         for _ in $(seq 120); do
             rdma resource show qp link mr0/1 -dd >"$LAB_WORK/res.txt" 2>&1
-            grep -q 'p7_tx_pkts [1-9]' "$LAB_WORK/res.txt" && break
+            grep -q 'p7_tx_pkts [1-9]' "$LAB_WORK/res.txt" &&
+                grep -q 'negotiation agreed' "$LAB_WORK/res.txt" && break
             sleep 0.5
         done
     ) &
@@ -97,6 +99,8 @@ if [ "$ROLE" = b ]; then
     wait $sampler 2>/dev/null
     lab_check_grep qp-path-telemetry 'p7_tx_pkts [1-9]' cat "$LAB_WORK/res.txt"
     lab_check_grep qp-path-sport 'p0_sport [0-9]+' cat "$LAB_WORK/res.txt"
+    lab_check_grep qp-negotiation 'negotiation agreed' cat "$LAB_WORK/res.txt"
+    lab_check_grep qp-protection 'protection none' cat "$LAB_WORK/res.txt"
 fi
 perftest write-bw ib_write_bw -q 4 -s 65536 -n 200 -F
 perftest read-bw ib_read_bw -q 4 -s 65536 -n 200 -F
@@ -247,5 +251,58 @@ if [ "$ROLE" = a ]; then
     lab_check ack-overtaken-piggybacked test $((p1 - p0)) -ge 20
 fi
 lab_barrier order-done
+
+# Negotiation (HELLO): every connection above exchanged HELLOs and agreed.
+# Then VM a's new QPs get a 256-PSN window against b's 512: the first
+# HELLO that arrives ends the connection on both ends, each logging the
+# field and both values, instead of a silent stall.
+WINDOW=/sys/class/infiniband/mr0/ports/1/metaroce/window
+MISMATCH_A='mr0: QP [0-9]+: peer QP [0-9]+ has window 512, this end 256: connection ended'
+MISMATCH_B='mr0: QP [0-9]+: peer QP [0-9]+ has window 256, this end 512: connection ended'
+lab_check hello-sent test "$(mro_counter mr0 hello_sent)" -gt 0
+lab_check hello-rcvd test "$(mro_counter mr0 hello_rcvd)" -gt 0
+lab_check hello-agreed test "$(mro_counter mr0 negotiation_failed)" -eq 0
+if [ "$ROLE" = a ]; then
+    lab_check window-256 sh -c "echo 256 > $WINDOW"
+    lab_check_grep window-reads-256 '^256$' cat "$WINDOW"
+    timeout 60 rping -s -a "$MY_IP" -v -C 3 >"$LAB_WORK/rping-mismatch.out" 2>&1 &
+    srv=$!
+    sleep 1
+    lab_barrier mismatch
+    lab_barrier mismatch-done
+    kill "$srv" 2>/dev/null
+    wait "$srv"
+    lab_check window-default sh -c "echo 0 > $WINDOW"
+    lab_check_grep window-reads-512 '^512$' cat "$WINDOW"
+else
+    lab_barrier mismatch
+    sleep 1
+    # when the client starts, and when its QP ends (the log line): the
+    # first HELLO to arrive ends it, whatever rping then does
+    up0=$(cut -d' ' -f1 /proc/uptime)
+    timeout 60 rping -c -a "$PEER_IP" -v -C 3 >"$LAB_WORK/rping-mismatch.out" 2>&1 &
+    cli=$!
+    end=$((SECONDS + 30))
+    until line=$(dmesg | grep -m1 -E "$MISMATCH_B"); [ -n "$line" ] ||
+        [ $SECONDS -ge $end ]; do
+        sleep 0.2
+    done
+    kill "$cli" 2>/dev/null
+    wait "$cli"
+    cat "$LAB_WORK/rping-mismatch.out"
+    ts=$(sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' <<<"$line")
+    ms=$(awk -v a="${ts:-0}" -v b="$up0" 'BEGIN { printf "%d", (a - b) * 1000 }')
+    lab_metric mismatch_ended_ms "$ms"
+    # one round trip and a little (TCG), not a timeout
+    lab_check mismatch-ends-quickly test -n "$line" -a "$ms" -lt 10000
+    lab_barrier mismatch-done
+fi
+lab_check negotiation-failed test "$(mro_counter mr0 negotiation_failed)" -ge 1
+if [ "$ROLE" = a ]; then
+    lab_check_grep negotiation-logged "$MISMATCH_A" dmesg
+else
+    lab_check_grep negotiation-logged "$MISMATCH_B" dmesg
+fi
+lab_barrier negotiation-done
 
 lab_check dmesg-clean mro_dmesg_clean

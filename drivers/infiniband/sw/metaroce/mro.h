@@ -16,6 +16,7 @@
 #include "mro_cc_qp.h"
 #include "mro_compat.h"
 #include "mro_counters.h"
+#include "mro_devkey.h"
 #include "mro_obj.h"
 #include "mro_param.h"
 
@@ -74,9 +75,11 @@ struct mro_dev {
 	DECLARE_BITMAP(slot_on, MRO_NR_SLOT_STATS);
 	u64 slot_gone[MRO_NR_SLOT_STATS];	/* destroyed QPs */
 	u32 paths;			/* paths per new QP; 0: param */
+	u32 window;			/* window of new QPs; 0: param */
 	/* path scheduler of new QPs; NULL: the `sched` parameter's */
 	const struct mro_sched_ops *sched;
 	struct mro_cc_dev cc;		/* congestion control (mro_cc_*.c) */
+	struct mro_devkey devkey;	/* device keys, protection mode */
 
 	/*
 	 * Objects the receive path finds by number.  Writers (create and
@@ -117,6 +120,7 @@ static inline struct net *mro_dev_net(struct mro_dev *dev)
 /* module parameters: mro_main.c, mro_qp.c */
 extern unsigned int mro_udp_port;
 extern unsigned int mro_npaths;
+extern unsigned int mro_txwin;
 
 /* mro_dev.c: device table, link add, netdev events */
 int mro_obj_charge(struct mro_dev *dev, enum mro_obj o);
@@ -146,6 +150,7 @@ struct sock *mro_net_sk6(struct net *net);
 extern const struct attribute_group mro_dev_attr_group;
 extern const struct attribute_group *mro_port_groups[];
 u16 mro_dev_npaths(struct mro_dev *dev);
+u32 mro_dev_window(struct mro_dev *dev);
 const struct mro_sched_ops *mro_dev_sched(struct mro_dev *dev);
 
 /* mro_verbs.c: the ib_device_ops table and its registration */

@@ -404,7 +404,7 @@ static enum mro_rx_verdict mro_req_read_resp(struct mro_qp *qp,
 	if (t->state == MRO_TX_ACKED)
 		return MRO_RXV_DUP;	/* the answer to a resend, or its twin */
 	/* the responder is not trusted: the packet must be what we asked */
-	if (hdr->msg.offset != t->offset || hdr->payload_len != t->len)
+	if (hdr->rresp.offset != t->offset || hdr->payload_len != t->len)
 		return MRO_RXV_FIELD;
 	err = mro_sge_copy_skb(qp->dev, qp->ibqp.pd,
 			       mro_swqe_sges(qp, t->swqe), s->num_sge,
@@ -420,7 +420,8 @@ static enum mro_rx_verdict mro_req_read_resp(struct mro_qp *qp,
 			       mro_now_us() - t->sent_us);
 	/* the READ_REQ's send time; 0 from a responder that does not echo */
 	if (mro_resp_placed(qp, s, hdr->psn,
-			    hdr->msg.imm ? &hdr->msg.imm : NULL, err))
+			    hdr->rresp.ts_echo ? &hdr->rresp.ts_echo : NULL,
+			    err))
 		mro_detect_loss(qp, false);
 	return MRO_RXV_OK;
 }
@@ -583,6 +584,10 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 	spin_lock(&qp->lock);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		goto unlock;
+	if (!mro_prot_tx_ready(qp->prot)) {
+		mro_hello_unkeyed_rto(qp, &out);
+		goto unlock;
+	}
 	if (qp->snd_una == qp->snd_nxt)
 		goto unlock;
 	if (qp->rnr_wait) {
@@ -621,6 +626,7 @@ enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
 	mro_cc_timeout(qp);
 	if (qp->retry_left)
 		qp->retry_left--;
+	mro_hello_resend(qp, &out);
 	/*
 	 * Resend only the oldest PSN still out (and any sent long before):
 	 * the ACKs it brings back (SACK) find the rest.  "Long before" counts

@@ -25,6 +25,7 @@
 #include <linux/bitops.h>
 #include <linux/limits.h>
 #include <linux/types.h>
+#include <rdma/metaroce_wire.h>
 
 struct crypto_aead;
 struct aead_request;
@@ -44,12 +45,13 @@ struct aead_request;
 #define MRO_AEAD_DIR_LO		'L'	/* the packets the lower end sends */
 #define MRO_AEAD_DIR_HI		'H'	/* the packets the higher end sends */
 
+/* the wire's enum metaroce_prot (HELLO's prot carries it) */
 enum mro_prot {
-	MRO_PROT_NONE,
+	MRO_PROT_NONE = METAROCE_PROT_NONE,
 	/* the whole packet is associated data; nothing is encrypted */
-	MRO_PROT_AUTH,
+	MRO_PROT_AUTH = METAROCE_PROT_AUTH,
 	/* the header is associated data; the payload is encrypted in place */
-	MRO_PROT_ENCRYPT,
+	MRO_PROT_ENCRYPT = METAROCE_PROT_ENCRYPT,
 };
 
 /* one direction of a connection, at the sender or at the receiver */

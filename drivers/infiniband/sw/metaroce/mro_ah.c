@@ -301,16 +301,23 @@ int mro_destroy_ah(struct ib_ah *ibah, u32 flags)
 	return 0;
 }
 
+void mro_av_gid(const struct mro_av *av, bool local, union ib_gid *gid)
+{
+	if (av->family == AF_INET)
+		ipv6_addr_set_v4mapped(local ? av->saddr.v4 : av->daddr.v4,
+				       (struct in6_addr *)gid);
+	else
+		memcpy(gid->raw, local ? &av->saddr.v6 : &av->daddr.v6,
+		       sizeof(gid->raw));
+}
+
 int mro_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
 	struct mro_ah *ah = to_mro_ah(ibah);
 	const struct mro_av *av = &ah->av;
 	union ib_gid dgid;
 
-	if (av->family == AF_INET)
-		ipv6_addr_set_v4mapped(av->daddr.v4, (struct in6_addr *)&dgid);
-	else
-		memcpy(dgid.raw, &av->daddr.v6, sizeof(dgid.raw));
+	mro_av_gid(av, false, &dgid);
 
 	memset(attr, 0, sizeof(*attr));
 	attr->type = ibah->type;

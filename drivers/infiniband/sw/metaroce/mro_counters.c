@@ -75,6 +75,12 @@ static struct rdma_stat_desc mro_counter_descs[MRO_NR_ALL_COUNTERS] = {
 	[MRO_CNT_CC_CREDIT_RCVD].name = "cc_credit_rcvd",
 	[MRO_CNT_CC_BAD_FEEDBACK].name = "cc_bad_feedback",
 	[MRO_CNT_CC_CREDIT_PROBE].name = "cc_credit_probe",
+	[MRO_CNT_HELLO_SENT].name = "hello_sent",
+	[MRO_CNT_HELLO_RCVD].name = "hello_rcvd",
+	[MRO_CNT_NEGOTIATION_FAILED].name = "negotiation_failed",
+	[MRO_CNT_DROP_AUTH].name = "rx_drop_auth",
+	[MRO_CNT_DROP_REPLAY].name = "rx_drop_replay",
+	[MRO_CNT_DROP_UNKEYED].name = "rx_drop_unkeyed",
 };
 
 static const char * const mro_slot_kinds[MRO_NR_SLOT_COUNTERS] = {

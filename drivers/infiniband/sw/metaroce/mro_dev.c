@@ -255,6 +255,7 @@ int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 	mro_set_ops(dev);
 	mro_cc_dev_init(dev);
+	mro_devkey_init(&dev->devkey);
 	atomic_inc(&mro_devs_alive);
 	INIT_LIST_HEAD(&dev->list);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
@@ -329,6 +330,7 @@ void mro_dev_dealloc(struct ib_device *ibdev)
 	WARN_ON(!xa_empty(&dev->counters));
 	xa_destroy(&dev->counters);
 	mro_mcast_cleanup(dev);
+	mro_devkey_destroy(&dev->devkey);
 	if (atomic_dec_and_test(&mro_devs_alive))
 		wake_up(&mro_devs_wq);
 }

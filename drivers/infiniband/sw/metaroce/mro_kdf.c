@@ -13,12 +13,13 @@
  * 16 bytes, not shorter, because it is the HMAC key of the extract step
  * and a kernel in FIPS mode refuses HMAC keys below 112 bits.
  *
- * The two ends of the connection are sorted: each end is encoded as 24
- * bytes, its GID (16 bytes, as on the wire), its QPN (4 bytes, big-endian)
- * and the first PSN it sends with (4 bytes, big-endian), and the end whose
- * encoding is lower in unsigned byte order (memcmp) is "lo", the other
- * "hi".  Both ends of a connection thereby build the same info strings,
- * whichever of them is local.  info(dir) is 66 bytes:
+ * The two ends of the connection are sorted: each end is encoded as 32
+ * bytes, its GID (16 bytes, as on the wire), its QPN (4 bytes,
+ * big-endian), the first PSN it sends with (4 bytes, big-endian) and its
+ * HELLO nonce (8 bytes, big-endian), and the end whose encoding is lower
+ * in unsigned byte order (memcmp) is "lo", the other "hi".  Both ends of a
+ * connection thereby build the same info strings, whichever of them is
+ * local.  info(dir) is 82 bytes:
  *
  *   offset  length  content
  *        0      16  ASCII "metaroce v2 conn" (no terminator)
@@ -26,11 +27,18 @@
  *       17      16  lo's GID
  *       33       4  lo's QPN, big-endian
  *       37       4  lo's first PSN, big-endian
- *       41      16  hi's GID
- *       57       4  hi's QPN, big-endian
- *       61       4  hi's first PSN, big-endian
- *       65       1  direction: 'L' (0x4c) for the packets lo sends to hi,
+ *       41       8  lo's HELLO nonce, big-endian
+ *       49      16  hi's GID
+ *       65       4  hi's QPN, big-endian
+ *       69       4  hi's first PSN, big-endian
+ *       73       8  hi's HELLO nonce, big-endian
+ *       81       1  direction: 'L' (0x4c) for the packets lo sends to hi,
  *                   'H' (0x48) for the packets hi sends to lo
+ *
+ * The nonces, random, nonzero and new for every connection, make two
+ * connections between the same QPNs with the same first PSNs derive
+ * distinct keys, so that the AEAD nonce counter, which restarts at 0 with
+ * every key, never repeats a nonce under one key.
  *
  * The direction byte gives the two directions of a connection distinct
  * keys.  A QP connected to itself (the two ends have the same GID and
@@ -50,13 +58,13 @@
 
 #define MRO_KDF_LABEL		"metaroce v2 conn"
 #define MRO_KDF_LABEL_LEN	(sizeof(MRO_KDF_LABEL) - 1)
-#define MRO_KDF_END_LEN		24	/* GID, QPN, PSN */
+#define MRO_KDF_END_LEN		32	/* GID, QPN, PSN, nonce */
 #define MRO_KDF_GID_QPN_LEN	20
 #define MRO_KDF_INFO_LEN	(MRO_KDF_LABEL_LEN + 1 + 2 * MRO_KDF_END_LEN + 1)
 #define MRO_KDF_DIR_LO		'L'
 #define MRO_KDF_DIR_HI		'H'
 
-static_assert(MRO_KDF_INFO_LEN == 66);
+static_assert(MRO_KDF_INFO_LEN == 82);
 
 static const u8 mro_kdf_salt[] = "metaroce v2 salt";
 
@@ -132,18 +140,27 @@ int mro_hkdf_expand(struct crypto_shash *hmac, const u8 *prk, const u8 *info,
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_hkdf_expand);
 
+static bool mro_kdf_end_ok(const struct mro_conn_end *e)
+{
+	return e->qpn <= MRO_KDF_24BIT_MAX && e->psn <= MRO_KDF_24BIT_MAX &&
+	       e->nonce;
+}
+
 static void mro_kdf_put_end(u8 *p, const struct mro_conn_end *e)
 {
 	memcpy(p, e->gid, sizeof(e->gid));
 	put_unaligned_be32(e->qpn, p + sizeof(e->gid));
 	put_unaligned_be32(e->psn, p + sizeof(e->gid) + 4);
+	put_unaligned_be64(e->nonce, p + sizeof(e->gid) + 8);
 }
 
 /*
  * key_a_to_b protects the packets id->a sends to id->b, key_b_to_a the
  * others; both are key_len bytes (1 to MRO_HKDF_MAX_OKM).  QPNs and PSNs
  * above 24 bits are refused: they have no single encoding the other end
- * would also use.  On error both keys are zeroed.
+ * would also use.  So is a nonce of 0, which no HELLO carries: it would be
+ * an end whose nonce is not known yet.  On error both keys are zeroed,
+ * unless key_len itself is refused: then nothing is written.
  */
 int mro_kdf_conn_keys(struct crypto_shash *hmac, const u8 *dev_key,
 		      unsigned int dev_key_len, const struct mro_conn_id *id,
@@ -151,18 +168,20 @@ int mro_kdf_conn_keys(struct crypto_shash *hmac, const u8 *dev_key,
 {
 	u8 end_a[MRO_KDF_END_LEN], end_b[MRO_KDF_END_LEN];
 	u8 info[MRO_KDF_INFO_LEN];
-	u8 prk[SHA256_DIGEST_SIZE];
+	u8 prk[SHA256_DIGEST_SIZE] = {};
 	u8 *lo_key, *hi_key;
 	const u8 *lo, *hi;
 	bool one_flow;
 	u8 *p = info;
 	int err;
 
-	if (!dev_key_len || !key_len || key_len > MRO_HKDF_MAX_OKM)
+	if (!key_len || key_len > MRO_HKDF_MAX_OKM)
 		return -EINVAL;
-	if (id->a.qpn > MRO_KDF_24BIT_MAX || id->a.psn > MRO_KDF_24BIT_MAX ||
-	    id->b.qpn > MRO_KDF_24BIT_MAX || id->b.psn > MRO_KDF_24BIT_MAX)
-		return -EINVAL;
+	if (!dev_key_len || !mro_kdf_end_ok(&id->a) ||
+	    !mro_kdf_end_ok(&id->b)) {
+		err = -EINVAL;
+		goto out;
+	}
 
 	mro_kdf_put_end(end_a, &id->a);
 	mro_kdf_put_end(end_b, &id->b);

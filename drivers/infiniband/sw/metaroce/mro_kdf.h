@@ -27,6 +27,7 @@ struct mro_conn_end {
 	u8 gid[16];	/* as on the wire (network order) */
 	u32 qpn;	/* its QP number, host order, < 2^24 */
 	u32 psn;	/* the first PSN it sends with, host order, < 2^24 */
+	u64 nonce;	/* its HELLO nonce, host order, never 0 */
 };
 
 /*
@@ -35,6 +36,10 @@ struct mro_conn_end {
  * itself, and key_a_to_b of mro_kdf_conn_keys() always protects the packets
  * that a sends to b.  key_id names which device key is in use, so that a
  * key can be replaced while connections keyed with the old one drain.
+ * The two nonces are those of the connection's HELLOs (struct
+ * metaroce_hello): new for every connection, they keep a connection
+ * between the same QPNs with the same first PSNs from deriving the keys,
+ * and so reusing the AEAD nonces, of an earlier one.
  */
 struct mro_conn_id {
 	struct mro_conn_end a;

@@ -89,6 +89,28 @@ static struct net_device *mro_rx_netdev(struct sk_buff *skb)
 }
 
 /*
+ * A packet of another wire version: a peer that runs another release
+ * drops ours as we drop its, so say which once in a while (the counter
+ * rx_drop_version has every one).  The version nibble was in the linear
+ * area for the check that refused it.
+ */
+static void mro_rx_version_warn(struct mro_dev *dev, struct sk_buff *skb)
+{
+	u8 ver = skb_headlen(skb) ? skb->data[0] : 0;
+
+	if (ip_hdr(skb)->version == 4)
+		ibdev_warn_ratelimited(&dev->ib_dev,
+				       "dropped a packet of wire version %u from %pI4: this end speaks version %u\n",
+				       ver >> 4, &ip_hdr(skb)->saddr,
+				       METAROCE_WIRE_VERSION);
+	else
+		ibdev_warn_ratelimited(&dev->ib_dev,
+				       "dropped a packet of wire version %u from %pI6c: this end speaks version %u\n",
+				       ver >> 4, &ipv6_hdr(skb)->saddr,
+				       METAROCE_WIRE_VERSION);
+}
+
+/*
  * UDP encap_rcv: called in softirq for every datagram to our port.  The
  * packet is ours whatever happens to it (returns 0): dropped with a
  * reason and counted, or handed to mro_rcv().
@@ -143,6 +165,8 @@ static int mro_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	if (err != MRO_WIRE_OK) {
 		mro_count(dev->stats, mro_wire_drops[err].counter, 1);
 		reason = mro_wire_drops[err].reason;
+		if (err == MRO_WIRE_VERSION)
+			mro_rx_version_warn(dev, skb);
 		goto drop_dev;
 	}
 	hdr.ce = mro_cc_skb_ce(skb);

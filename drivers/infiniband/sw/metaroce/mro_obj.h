@@ -244,6 +244,11 @@ static inline struct mro_ah *to_mro_ah(struct ib_ah *ibah)
 /* fill @av from an rdma_ah_attr (resolves the SGID attribute) */
 int mro_av_from_attr(struct mro_dev *dev, struct mro_av *av,
 		     const struct rdma_ah_attr *attr);
+/*
+ * The RoCE v2 GID of @av's local (@local) or remote address, as the wire
+ * and the verbs have it: IPv4 as ::ffff:a.b.c.d
+ */
+void mro_av_gid(const struct mro_av *av, bool local, union ib_gid *gid);
 /* validate and convert an rxe_av that user space embedded in a UD WQE */
 int mro_av_from_user(struct mro_dev *dev, struct mro_av *av,
 		     const struct rxe_av *uav);

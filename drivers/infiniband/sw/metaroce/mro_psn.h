@@ -8,9 +8,11 @@
 #define MRO_PSN_H
 
 #include <linux/types.h>
+#include <rdma/metaroce_wire.h>
 
-/* the largest send or receive window (module parameter `window`), PSNs */
-#define MRO_WINDOW_MAX	16384
+/* the send and receive window (module parameter `window`), PSNs */
+#define MRO_WINDOW_MIN	METAROCE_WINDOW_MIN
+#define MRO_WINDOW_MAX	METAROCE_WINDOW_MAX
 
 /* signed distance a - b */
 static inline s32 mro_seq_diff(u32 a, u32 b)
@@ -45,12 +47,13 @@ static inline u32 mro_seq_max(u32 a, u32 b)
 }
 
 /*
- * The ACK rhythm both sides know: besides the packets that ask
- * for one (and anything out of order), a responder acknowledges on its
- * own every PSN whose low bits are all ones, one in MRO_ACK_EVERY.  A
- * requester asks only when it cannot send up to the next such PSN.
+ * The ACK rhythm both sides know (and check in HELLO): besides the
+ * packets that ask for one (and anything out of order), a responder
+ * acknowledges on its own every PSN whose low bits are all ones, one in
+ * MRO_ACK_EVERY.  A requester asks only when it cannot send up to the
+ * next such PSN.
  */
-#define MRO_ACK_EVERY	32
+#define MRO_ACK_EVERY	METAROCE_ACK_EVERY
 
 static inline bool mro_psn_self_acked(u32 psn)
 {

@@ -21,7 +21,7 @@ unsigned int mro_npaths = 8;
 module_param_named(paths, mro_npaths, uint, 0644);
 MODULE_PARM_DESC(paths, "paths (UDP source ports) per RC/UC QP, 1-64 (default 8)");
 
-static unsigned int mro_txwin = 512;
+unsigned int mro_txwin = 512;
 module_param_named(window, mro_txwin, uint, 0444);
 MODULE_PARM_DESC(window, "PSNs in flight per QP, power of two 64-16384 (default 512)");
 
@@ -125,11 +125,10 @@ static int mro_qp_alloc_rq(struct mro_qp *qp, struct ib_qp_init_attr *init)
 
 static int mro_qp_alloc_transport(struct mro_qp *qp)
 {
-	u32 win = clamp_t(u32, mro_txwin, 64, MRO_WINDOW_MAX);
+	u32 win = mro_dev_window(qp->dev);
 	u16 npaths = mro_dev_npaths(qp->dev);
 	int err;
 
-	win = rounddown_pow_of_two(win);
 	qp->txwin = win;
 	qp->tx = kvcalloc(win, sizeof(*qp->tx), GFP_KERNEL_ACCOUNT);
 	if (!qp->tx)
@@ -350,6 +349,7 @@ static void mro_qp_reset_transport(struct mro_qp *qp)
 	qp->rnr_wait = false;
 	qp->backoff = 0;
 	qp->ack_pending = 0;
+	memset(&qp->hello, 0, sizeof(qp->hello));
 	memset(qp->tx, 0, qp->txwin * sizeof(*qp->tx));
 	for (i = 0; i < qp->nmsg; i++)
 		qp->rmsg[i].state = MRO_RMSG_FREE;
@@ -447,7 +447,9 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->mtu = ib_mtu_enum_to_int(active);
 	else
 		qp->mtu = mro_wire_rc_mtu(ib_mtu_enum_to_int(qp->path_mtu),
-					  READ_ONCE(dev->payload_mtu),
+					  READ_ONCE(dev->payload_mtu) -
+					  (qp->prot ? METAROCE_SEAL_LEN -
+					   METAROCE_CRC_LEN : 0),
 					  READ_ONCE(mro_mtu_fill) &&
 					  qp->path_mtu >= active);
 	qp->rto = mro_timeout_to_ktime(qp->timeout);
@@ -460,7 +462,9 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
 	struct mro_qp *qp = to_mro_qp(ibqp);
+	struct mro_conn_prot *prot = NULL, *old_prot = NULL;
 	enum ib_qp_state cur, new;
+	struct sk_buff_head out;
 	int err = 0;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
@@ -468,7 +472,17 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (udata && udata->inlen)
 		return -EINVAL;
 
+	__skb_queue_head_init(&out);
 	mutex_lock(&qp->modify_lock);
+	/* a connection's protection, from the device as it is at RTR */
+	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RTR &&
+	    !mro_qp_is_ud(qp) && !qp->prot) {
+		prot = mro_prot_alloc(qp);
+		if (IS_ERR(prot)) {
+			mutex_unlock(&qp->modify_lock);
+			return PTR_ERR(prot);
+		}
+	}
 	spin_lock_bh(&qp->lock);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
@@ -480,6 +494,10 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = -EOPNOTSUPP;
 		goto out;
 	}
+	if (prot && new == IB_QPS_RTR && cur == IB_QPS_INIT) {
+		qp->prot = prot;	/* before the MTU is set */
+		prot = NULL;
+	}
 	err = mro_qp_apply(qp, attr, mask);
 	if (err)
 		goto out;
@@ -489,11 +507,17 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		switch (new) {
 		case IB_QPS_RESET:
 			mro_qp_reset_transport(qp);
+			old_prot = qp->prot;
+			qp->prot = NULL;
+			break;
+		case IB_QPS_RTR:
+			mro_hello_prepare(qp);
 			break;
 		case IB_QPS_RTS:
 			qp->retry_left = qp->retry_cnt;
 			qp->stall_us = mro_now_us();
 			qp->rnr_left = qp->rnr_retry;
+			mro_hello_start(qp, &out);
 			break;
 		case IB_QPS_SQD:
 			qp->sq_draining = true;
@@ -510,7 +534,10 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			qp->sq_draining = false;
 	}
 out:
+	mro_qp_queue_tx(qp, &out);	/* sent by mro_qp_kick() */
 	spin_unlock_bh(&qp->lock);
+	mro_prot_free(prot);		/* not taken: the modify failed */
+	mro_prot_free(old_prot);
 	if (!err && qp->state == IB_QPS_ERR)
 		mro_qp_flush(qp);
 	mutex_unlock(&qp->modify_lock);
@@ -523,11 +550,7 @@ static void mro_av_to_attr(struct mro_qp *qp, struct rdma_ah_attr *ah)
 {
 	union ib_gid dgid;
 
-	if (qp->av.family == AF_INET)
-		ipv6_addr_set_v4mapped(qp->av.daddr.v4,
-				       (struct in6_addr *)&dgid);
-	else
-		memcpy(&dgid, &qp->av.daddr.v6, sizeof(dgid));
+	mro_av_gid(&qp->av, false, &dgid);
 	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(ah, 1);
 	rdma_ah_set_grh(ah, &dgid, qp->av.flow_label, qp->av.sgid_index,
@@ -616,6 +639,9 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->state = IB_QPS_ERR;
 	spin_unlock_bh(&qp->lock);
 	mutex_unlock(&qp->modify_lock);
+	/* the key work runs the QP when it is done: not from now on */
+	if (qp->prot)
+		cancel_work_sync(&qp->prot->work);
 
 	mro_stats_qp_destroy(qp);	/* and out of dev->qps */
 	synchronize_rcu();	/* no receive-path lookup still holds the pointer */
@@ -628,12 +654,14 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mro_cc_qp_destroy(qp);
 	cancel_work_sync(&qp->tx_work);
 	__skb_queue_purge(&qp->txq);
+	mro_prot_free(qp->prot);
+	qp->prot = NULL;
 	mro_qp_free_all(qp);
 	mro_obj_uncharge(qp->dev, MRO_OBJ_QP);
 	return 0;
 }
 
-static void mro_qp_event(struct mro_qp *qp, enum ib_event_type type)
+void mro_qp_event(struct mro_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
@@ -764,6 +792,7 @@ void mro_qp_tx_drain(struct mro_qp *qp)
 	qp->tx_draining = true;
 	while (!skb_queue_empty(&qp->txq)) {
 		skb_queue_splice_tail_init(&qp->txq, &batch);
+		mro_tx_seal_batch(qp, &batch);
 		spin_unlock_bh(&qp->lock);
 		mro_tx_send_list(qp, &batch);
 		spin_lock_bh(&qp->lock);

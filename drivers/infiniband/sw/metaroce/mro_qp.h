@@ -13,6 +13,8 @@
 #include <linux/workqueue.h>
 
 #include "mro.h"
+#include "mro_hello.h"
+#include "mro_prot.h"
 #include "mro_keyorder.h"
 #include "mro_loss.h"
 #include "mro_path.h"
@@ -219,6 +221,8 @@ struct mro_qp {
 
 	/* transport: responder side */
 	struct mro_rxwin rxwin;
+	struct mro_hello hello;		/* negotiation (RC, UC) */
+	struct mro_conn_prot *prot;		/* protection; NULL: none */
 	u32 rcv_msn;			/* next message to complete */
 	u32 nmsg;			/* rmsg ring size (pow2) */
 	struct mro_rmsg *rmsg;
@@ -322,6 +326,7 @@ void mro_qp_put(struct mro_qp *qp);
 void mro_qp_error_at(struct mro_qp *qp, int status, unsigned long ip);
 #define mro_qp_error(qp) mro_qp_error_at(qp, 0, _THIS_IP_)
 void mro_qp_flush(struct mro_qp *qp);
+void mro_qp_event(struct mro_qp *qp, enum ib_event_type type);
 void mro_qp_kick(struct mro_qp *qp);
 void mro_qp_tx_drain(struct mro_qp *qp);
 
@@ -382,6 +387,15 @@ enum mro_rx_verdict mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 		       struct sk_buff_head *out);
 enum hrtimer_restart mro_req_rto(struct hrtimer *t);
+
+/* mro_hello_qp.c: connection negotiation */
+void mro_hello_prepare(struct mro_qp *qp);
+void mro_hello_start(struct mro_qp *qp, struct sk_buff_head *out);
+void mro_hello_resend(struct mro_qp *qp, struct sk_buff_head *out);
+void mro_hello_unkeyed_rto(struct mro_qp *qp, struct sk_buff_head *out);
+enum mro_rx_verdict mro_hello_qp_rcv(struct mro_qp *qp,
+				     const struct mro_hdr *hdr,
+				     struct sk_buff_head *out);
 enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
 enum hrtimer_restart mro_req_reo(struct hrtimer *t);
 
@@ -432,6 +446,7 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 			     struct mro_hdr *hdr, u32 payload_len,
 			     void **payload);
 void mro_tx_seal(struct sk_buff *skb);
+void mro_tx_seal_batch(struct mro_qp *qp, struct sk_buff_head *batch);
 void mro_tx_send_list(struct mro_qp *qp, struct sk_buff_head *list);
 u32 mro_now_us(void);
 

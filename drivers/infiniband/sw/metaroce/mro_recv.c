@@ -71,6 +71,15 @@ static const struct {
 				 SKB_DROP_REASON_TCP_OLD_DATA },
 	[MRO_RXV_BAD_FEEDBACK] = { MRO_CNT_CC_BAD_FEEDBACK,
 				   SKB_DROP_REASON_TCP_ACK_UNSENT_DATA },
+	/* a valid HELLO, taken: its sender disagrees with us */
+	[MRO_RXV_NEGOTIATION] = { MRO_CNT_NEGOTIATION_FAILED,
+				  SKB_NOT_DROPPED_YET },
+	[MRO_RXV_AUTH] = { MRO_CNT_DROP_AUTH, SKB_DROP_REASON_SOCKET_FILTER },
+	[MRO_RXV_REPLAY] = { MRO_CNT_DROP_REPLAY,
+			     SKB_DROP_REASON_TCP_OLD_DATA },
+	[MRO_RXV_UNKEYED] = { MRO_CNT_DROP_UNKEYED,
+			      SKB_DROP_REASON_DEV_READY },
+	[MRO_RXV_NOMEM] = { MRO_CNT_DROP_NOMEM, SKB_DROP_REASON_NOMEM },
 };
 
 /*
@@ -101,15 +110,15 @@ static void mro_rx_done(struct mro_dev *dev, struct mro_qp *qp,
 
 /*
  * The echoes of the QP's own timestamps (an ACK's ts_echo, a READ
- * response's imm) back from the wire clock to mro_now_us()
- * (mro_qp_tsval()); an imm of 0, no echo, stays 0.
+ * response's ts_echo) back from the wire clock to mro_now_us()
+ * (mro_qp_tsval()); a READ response's 0, no echo, stays 0.
  */
 static void mro_echo_to_local(const struct mro_qp *qp, struct mro_hdr *hdr)
 {
 	if (hdr->opcode == METAROCE_OP_ACK)
 		hdr->ack.ts_echo -= qp->ts_off;
-	else if (hdr->opcode == METAROCE_OP_READ_RESP && hdr->msg.imm)
-		hdr->msg.imm -= qp->ts_off;
+	else if (hdr->opcode == METAROCE_OP_READ_RESP && hdr->rresp.ts_echo)
+		hdr->rresp.ts_echo -= qp->ts_off;
 }
 
 void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
@@ -127,6 +136,14 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
 		v = MRO_RXV_NO_QP;
 		goto done;
 	}
+	/*
+	 * A connection's QP before RTR has no peer to match: nothing is
+	 * its yet (the HELLO of a peer that reached RTS first comes so)
+	 */
+	if (!mro_qp_is_ud(qp) && READ_ONCE(qp->state) < IB_QPS_RTR) {
+		v = MRO_RXV_QP_STATE;
+		goto done;
+	}
 	/* the packet's kind must match the QP's type and its peer */
 	if (mro_qp_is_ud(qp)) {
 		if (!mro_ud_opcode(hdr->opcode))
@@ -138,15 +155,19 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
 		goto done;
 	__skb_queue_head_init(&out);
 	spin_lock_bh(&qp->lock);
-	if (!mro_qp_is_ud(qp) && !mro_from_peer(qp, skb)) {
+	if (!mro_qp_is_ud(qp) && !mro_from_peer(qp, skb))
 		v = MRO_RXV_QP_MISMATCH;
-	} else {
+	else
+		v = mro_prot_open(qp, skb, hdr);	/* tag and replay */
+	if (v == MRO_RXV_OK) {
 		mro_qp_count_rx(qp, skb->len);
 		mro_echo_to_local(qp, hdr);
 		if (mro_ud_opcode(hdr->opcode))
 			v = mro_resp_ud_rcv(qp, hdr, skb);
 		else if (hdr->opcode == METAROCE_OP_PROBE)
 			v = mro_resp_probe(qp, hdr, &out);
+		else if (hdr->opcode == METAROCE_OP_HELLO)
+			v = mro_hello_qp_rcv(qp, hdr, &out);
 		else if (mro_wire_is_request(hdr->opcode))
 			v = mro_resp_rcv(qp, hdr, skb, &out);
 		else
@@ -158,6 +179,8 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
 	mro_qp_notify_cqs(qp);
 	if (qp->state == IB_QPS_ERR)
 		mro_qp_flush(qp);
+	if (v == MRO_RXV_NEGOTIATION)
+		mro_qp_event(qp, IB_EVENT_QP_FATAL);
 done:
 	mro_rx_done(dev, qp, skb, hdr, v);
 	if (qp)

@@ -798,6 +798,9 @@ void mro_req_run(struct mro_qp *qp, struct sk_buff_head *out, int budget)
 		goto complete;
 	if (qp->rnr_wait)
 		goto complete;
+	/* a protected connection sends once its keys are in place */
+	if (!mro_prot_tx_ready(qp->prot))
+		goto complete;
 
 	if (qp->ibqp.qp_type == IB_QPT_RC)
 		mro_rec_reprobe(qp, out);

@@ -442,13 +442,10 @@ static int mro_resp_read(struct mro_qp *qp, const struct mro_hdr *hdr,
 		r.flags = METAROCE_F_ECT;
 		if (k == n - 1)
 			r.flags |= METAROCE_F_LAST;
-		r.msg.msn = hdr->psn;
-		r.msg.offset = hdr->msg.offset + off;
-		r.msg.length = hdr->msg.offset + len;
-		r.msg.first_psn = hdr->psn;
+		r.rresp.offset = hdr->msg.offset + off;
 		/* the request's send time: its sender tells which arrived */
-		r.msg.imm = hdr->tsval;
-		if (!r.msg.offset)
+		r.rresp.ts_echo = hdr->tsval;
+		if (!r.rresp.offset)
 			r.flags |= METAROCE_F_FIRST;
 		skb = mro_tx_build(qp, &qp->av, &r, plen, &payload);
 		if (!skb)

@@ -13,6 +13,7 @@
 #include <rdma/restrack.h>
 #include <uapi/rdma/rdma_netlink.h>
 
+#include "mro_devkey.h"
 #include "mro_qp.h"
 
 #define MRO_RES_PATHS	16
@@ -28,6 +29,9 @@ struct mro_res_snap {
 	u32 sq_busy;		/* a WQE is being sent */
 	u64 retired;
 	u64 revived;
+	const char *negotiation;
+	u8 prot;
+	u8 key_id;
 	u16 npaths;
 	struct mro_path path[MRO_RES_PATHS];
 };
@@ -96,6 +100,9 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	s->srtt_us = qp->srtt_us;
 	s->rttvar_us = qp->rttvar_us;
 	s->inflight = qp->snd_nxt - qp->snd_una;
+	s->negotiation = mro_hello_state(&qp->hello);
+	s->prot = qp->hello.ours.prot;
+	s->key_id = qp->prot ? qp->prot->key_id : 0;
 	if (qp->sq) {
 		s->sq_unfetched = (mro_queue_producer(qp->sq) - qp->sq_head) &
 				  qp->sq->index_mask;
@@ -115,6 +122,10 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		goto out;
 	if (rdma_nl_put_driver_u32(msg, "paths", qp->paths.n) ||
 	    rdma_nl_put_driver_string(msg, "sched", qp->paths.sched->name) ||
+	    rdma_nl_put_driver_string(msg, "negotiation", s->negotiation) ||
+	    rdma_nl_put_driver_string(msg, "protection",
+				      mro_prot_name((enum mro_prot)s->prot)) ||
+	    (s->prot && rdma_nl_put_driver_u32(msg, "key_id", s->key_id)) ||
 	    (psns &&
 	     (rdma_nl_put_driver_u32_hex(msg, "snd_una", s->snd_una) ||
 	      rdma_nl_put_driver_u32_hex(msg, "snd_nxt", s->snd_nxt))) ||

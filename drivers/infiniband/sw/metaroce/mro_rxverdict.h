@@ -35,6 +35,11 @@ enum mro_rx_verdict {
 	MRO_RXV_ACK_ECHO,	/* ACK/NAK echoing no transmission of ours */
 	MRO_RXV_STALE_RESP,	/* response to no outstanding READ/atomic */
 	MRO_RXV_BAD_FEEDBACK,	/* CREDIT granting past any window */
+	MRO_RXV_NEGOTIATION,	/* HELLO: the contracts differ, the QP ends */
+	MRO_RXV_AUTH,		/* protection: tag fails, or sealed/unsealed wrong */
+	MRO_RXV_REPLAY,		/* protection: counter value seen or too old */
+	MRO_RXV_UNKEYED,	/* protection: sealed, and our keys not ready */
+	MRO_RXV_NOMEM,		/* no memory to open the packet */
 	MRO_RXV_NR_VERDICTS
 };
 

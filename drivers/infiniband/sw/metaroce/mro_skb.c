@@ -10,6 +10,7 @@
 #include <kunit/visibility.h>
 
 #include "mro_skb.h"
+#include "mro_unaligned.h"
 
 int mro_skb_walk(struct sk_buff *skb, u32 off, u32 len, mro_skb_piece_fn fn,
 		 void *ctx)
@@ -65,9 +66,12 @@ int mro_skb_decode(struct sk_buff *skb, u32 len, struct mro_hdr *h)
 	err = mro_wire_peek(skb->data, len, &hdr_len);
 	if (err != MRO_WIRE_OK)
 		return err;
-	/* hdr_len + METAROCE_CRC_LEN <= len <= skb->len: checked by peek */
+	/* hdr_len + trailer <= len <= skb->len: checked by peek */
 	if (!pskb_may_pull(skb, hdr_len))
 		return -ENOMEM;
+	/* a sealed packet's tag is checked by its connection (mro_prot.c) */
+	if (get_unaligned_be16(skb->data + 2) & METAROCE_F_SEALED)
+		return mro_wire_parse(skb->data, len, h);
 
 	if (mro_skb_walk(skb, 0, len - METAROCE_CRC_LEN, mro_skb_crc_piece,
 			 &state))

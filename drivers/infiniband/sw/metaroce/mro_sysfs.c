@@ -9,16 +9,35 @@
  *   sched   path scheduler of the RC/UC QPs created from now on: "rr"
  *           (round robin) or "weighted" (by path health, mro_sched.c);
  *           writing "default" returns to the module parameter `sched`.
+ *   window  PSNs in flight per RC/UC QP created from now on, a power of
+ *           two 64-16384; writing 0 returns to the module parameter
+ *           `window`.  Both ends of a connection must have the same
+ *           (HELLO checks it).
+ *   key     (write-only, CAP_NET_ADMIN in the device's network namespace)
+ *           "ID DESC" installs the logon key DESC of the writer's keyrings
+ *           (16 or 32 bytes) as device key ID (1-255), the new current key;
+ *           "-ID" removes key ID (mro_devkey.h has the rules)
+ *   key_ids the installed device key ids, current first ("3 2"), or an
+ *           empty line
+ *   protection  "none", "auth" or "encrypt": the packet protection of the
+ *           connections established from now on (CAP_NET_ADMIN to write;
+ *           mro_prot.c)
  */
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_sysfs.h>
 
 #include "mro.h"
 #include "mro_cc_qp.h"
+#include "mro_devkey.h"
 #include "mro_path.h"
+#include "mro_prot.h"
+#include "mro_psn.h"
 
 static const struct mro_sched_ops *mro_sched_param = &mro_sched_rr;
 
@@ -55,6 +74,16 @@ u16 mro_dev_npaths(struct mro_dev *dev)
 	u32 n = READ_ONCE(dev->paths);
 
 	return clamp_t(u32, n ? n : READ_ONCE(mro_npaths), 1, MRO_MAX_PATHS);
+}
+
+/* the window of a new RC/UC QP: a power of two, METAROCE_WINDOW_MIN..MAX */
+u32 mro_dev_window(struct mro_dev *dev)
+{
+	u32 w = READ_ONCE(dev->window);
+
+	w = clamp_t(u32, w ? w : READ_ONCE(mro_txwin), MRO_WINDOW_MIN,
+		    MRO_WINDOW_MAX);
+	return rounddown_pow_of_two(w);
 }
 
 static ssize_t paths_show(struct ib_device *ibdev, u32 port,
@@ -104,20 +133,128 @@ static ssize_t sched_store(struct ib_device *ibdev, u32 port,
 
 static IB_PORT_ATTR_RW(sched);
 
-static struct attribute *mro_path_attrs[] = {
+static ssize_t window_show(struct ib_device *ibdev, u32 port,
+			   struct ib_port_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", mro_dev_window(to_mro_dev(ibdev)));
+}
+
+static ssize_t window_store(struct ib_device *ibdev, u32 port,
+			    struct ib_port_attribute *attr, const char *buf,
+			    size_t count)
+{
+	u32 w;
+	int err;
+
+	err = kstrtou32(buf, 0, &w);
+	if (err)
+		return err;
+	if (w && (w < MRO_WINDOW_MIN || w > MRO_WINDOW_MAX ||
+		  !is_power_of_2(w)))
+		return -EINVAL;
+	WRITE_ONCE(to_mro_dev(ibdev)->window, w);
+	return count;
+}
+
+static IB_PORT_ATTR_RW(window);
+
+/* who may change the device's keys and protection */
+static bool mro_key_admin(struct mro_dev *dev)
+{
+	return ns_capable(mro_dev_net(dev)->user_ns, CAP_NET_ADMIN);
+}
+
+static ssize_t key_store(struct ib_device *ibdev, u32 port,
+			 struct ib_port_attribute *attr, const char *buf,
+			 size_t count)
+{
+	struct mro_dev *dev = to_mro_dev(ibdev);
+	struct mro_devkey_cmd cmd;
+	char *desc;
+	int err;
+
+	if (!mro_key_admin(dev))
+		return -EPERM;
+	err = mro_devkey_parse_cmd(buf, count, &cmd);
+	if (err)
+		return err;
+	if (cmd.remove) {
+		err = mro_devkey_remove(&dev->devkey, cmd.id);
+	} else {
+		desc = kmemdup_nul(cmd.desc, cmd.desc_len, GFP_KERNEL);
+		if (!desc)
+			return -ENOMEM;
+		err = mro_devkey_install_logon(&dev->devkey, cmd.id, desc);
+		kfree(desc);
+	}
+	return err ? err : count;
+}
+
+static IB_PORT_ATTR_WO(key);
+
+static ssize_t key_ids_show(struct ib_device *ibdev, u32 port,
+			    struct ib_port_attribute *attr, char *buf)
+{
+	u8 ids[MRO_DEVKEY_SLOTS];
+	unsigned int i, n;
+	int len = 0;
+
+	n = mro_devkey_ids(&to_mro_dev(ibdev)->devkey, ids);
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(buf, len, "%s%u", i ? " " : "", ids[i]);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static IB_PORT_ATTR_RO(key_ids);
+
+static ssize_t protection_show(struct ib_device *ibdev, u32 port,
+			       struct ib_port_attribute *attr, char *buf)
+{
+	enum mro_prot mode = mro_devkey_mode(&to_mro_dev(ibdev)->devkey);
+
+	return sysfs_emit(buf, "%s\n", mro_prot_name(mode));
+}
+
+static ssize_t protection_store(struct ib_device *ibdev, u32 port,
+				struct ib_port_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct mro_dev *dev = to_mro_dev(ibdev);
+	enum mro_prot mode;
+	int err;
+
+	if (!mro_key_admin(dev))
+		return -EPERM;
+	err = mro_prot_parse(buf, &mode);
+	/* the first connection must not wait for the crypto's set-up */
+	if (!err && mode != MRO_PROT_NONE)
+		err = mro_prot_warm_up();
+	if (!err)
+		err = mro_devkey_set_mode(&dev->devkey, mode);
+	return err ? err : count;
+}
+
+static IB_PORT_ATTR_RW(protection);
+
+static struct attribute *mro_port_attrs[] = {
 	&ib_port_attr_paths.attr,
 	&ib_port_attr_sched.attr,
+	&ib_port_attr_window.attr,
+	&ib_port_attr_key.attr,
+	&ib_port_attr_key_ids.attr,
+	&ib_port_attr_protection.attr,
 	NULL,
 };
 
-static const struct attribute_group mro_path_attr_group = {
+static const struct attribute_group mro_port_attr_group = {
 	.name = "metaroce",
-	.attrs = mro_path_attrs,
+	.attrs = mro_port_attrs,
 };
 
 const struct attribute_group *mro_port_groups[] = {
 	&mro_cc_attr_group,
-	&mro_path_attr_group,
+	&mro_port_attr_group,
 	NULL,
 };
 

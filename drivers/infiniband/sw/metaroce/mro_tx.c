@@ -26,9 +26,11 @@ struct mro_skb_cb {
 	} saddr, daddr;
 	u16 sport;
 	u16 path;
+	u16 hdr_len;
 	u8 family;
 	u8 ect;
 	bool cached;		/* the QP's peer: cache the route per path */
+	bool sealed;		/* protected: sealed when it leaves */
 };
 
 static struct mro_skb_cb *mro_cb(struct sk_buff *skb)
@@ -42,23 +44,29 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 			     void **payload)
 {
 	struct net_device *ndev = qp->dev->ndev;
+	bool sealed = qp->prot && hdr->opcode != METAROCE_OP_HELLO;
 	int len = mro_wire_hdr_len(hdr->opcode, hdr->flags);
+	unsigned int hlen, headroom, trailer;
 	struct mro_skb_cb *cb;
 	struct sk_buff *skb;
-	unsigned int hlen, headroom;
 	void *buf;
 
 	if (len < 0 || !ndev)
 		return NULL;
+	/* a protected connection sends nothing but HELLO before its keys */
+	if (sealed && !qp->prot->keyed)
+		return NULL;
+	if (sealed)
+		hdr->flags |= METAROCE_F_SEALED;
+	trailer = mro_wire_trailer_len(hdr->flags);
 	hlen = len;
 	headroom = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
 		   sizeof(struct udphdr);
-	skb = alloc_skb(headroom + hlen + payload_len + METAROCE_CRC_LEN,
-			GFP_ATOMIC);
+	skb = alloc_skb(headroom + hlen + payload_len + trailer, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, headroom);
-	buf = skb_put(skb, hlen + payload_len + METAROCE_CRC_LEN);
+	buf = skb_put(skb, hlen + payload_len + trailer);
 	if (mro_wire_encode(hdr, buf, hlen) != hlen) {
 		kfree_skb(skb);
 		return NULL;
@@ -74,12 +82,41 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 	cb->ect = !!(hdr->flags & METAROCE_F_ECT);
 	cb->path = hdr->path;
 	cb->cached = av == &qp->av && mro_qp_connected(qp);
+	cb->hdr_len = hlen;
+	cb->sealed = sealed;
 	return skb;
 }
 
 void mro_tx_seal(struct sk_buff *skb)
 {
-	mro_wire_seal(skb->data, skb->len - METAROCE_CRC_LEN);
+	/* a protected packet gets its tag when it leaves */
+	if (!mro_cb(skb)->sealed)
+		mro_wire_seal(skb->data, skb->len - METAROCE_CRC_LEN);
+}
+
+/*
+ * Seal the protected packets of @batch, in order, as they leave: each
+ * takes the connection's next counter value.  One that cannot be sealed
+ * is dropped; an exhausted counter ends the QP (it must be rekeyed).
+ */
+void mro_tx_seal_batch(struct mro_qp *qp, struct sk_buff_head *batch)
+{
+	struct sk_buff *skb, *tmp;
+	int err;
+
+	lockdep_assert_held(&qp->lock);
+	skb_queue_walk_safe(batch, skb, tmp) {
+		if (!mro_cb(skb)->sealed)
+			continue;
+		err = mro_prot_seal(qp, skb, mro_cb(skb)->hdr_len);
+		if (!err)
+			continue;
+		__skb_unlink(skb, batch);
+		mro_qp_count(qp, MRO_CNT_TX_ERR, 1);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
+		if (err == -EKEYEXPIRED)
+			mro_qp_error(qp);
+	}
 }
 
 /* the route cache for @skb's path and addresses, if it may use one */

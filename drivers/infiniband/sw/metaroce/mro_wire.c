@@ -19,10 +19,12 @@ static_assert(sizeof(struct metaroce_bth) == METAROCE_BTH_LEN);
 static_assert(sizeof(struct metaroce_msg) == METAROCE_MSG_LEN);
 static_assert(sizeof(struct metaroce_atomic) == METAROCE_ATOMIC_LEN);
 static_assert(sizeof(struct metaroce_atomic_resp) == METAROCE_ATOMIC_RESP_LEN);
+static_assert(sizeof(struct metaroce_read_resp) == METAROCE_READ_RESP_LEN);
 static_assert(sizeof(struct metaroce_flush) == METAROCE_FLUSH_LEN);
 static_assert(sizeof(struct metaroce_ack) == METAROCE_ACK_LEN);
 static_assert(sizeof(struct metaroce_deth) == METAROCE_DETH_LEN);
 static_assert(sizeof(struct metaroce_ctrl) == METAROCE_CTRL_LEN);
+static_assert(sizeof(struct metaroce_hello) == METAROCE_HELLO_LEN);
 
 /* largest message: IB's 2^31 bytes */
 #define MRO_WIRE_MAX_MSG	0x80000000U
@@ -36,8 +38,9 @@ int mro_wire_ext_len(u8 opcode)
 	case METAROCE_OP_WRITE:
 	case METAROCE_OP_WRITE_IMM:
 	case METAROCE_OP_READ_REQ:
-	case METAROCE_OP_READ_RESP:
 		return METAROCE_MSG_LEN;
+	case METAROCE_OP_READ_RESP:
+		return METAROCE_READ_RESP_LEN;
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
 	case METAROCE_OP_ATOMIC_WRITE:
@@ -54,6 +57,8 @@ int mro_wire_ext_len(u8 opcode)
 	case METAROCE_OP_PROBE:
 	case METAROCE_OP_CREDIT:
 		return METAROCE_CTRL_LEN;
+	case METAROCE_OP_HELLO:
+		return METAROCE_HELLO_LEN;
 	default:
 		return -1;
 	}
@@ -62,13 +67,24 @@ EXPORT_SYMBOL_IF_KUNIT(mro_wire_ext_len);
 
 u16 mro_wire_flags_valid(u8 opcode)
 {
+	/* HELLO is never sealed; UD is not protected */
+	if (opcode == METAROCE_OP_HELLO || opcode == METAROCE_OP_UD_SEND ||
+	    opcode == METAROCE_OP_UD_SEND_IMM)
+		return METAROCE_F_ALL;
 	if (opcode == METAROCE_OP_PROBE)
-		return METAROCE_F_ALL | METAROCE_F_NEW_PORT;
+		return METAROCE_F_ALL | METAROCE_F_NEW_PORT | METAROCE_F_SEALED;
 	if (mro_wire_is_request(opcode))
-		return METAROCE_F_ALL | METAROCE_F_ACK_PIGGY;
-	return METAROCE_F_ALL;
+		return METAROCE_F_ALL | METAROCE_F_ACK_PIGGY |
+		       METAROCE_F_SEALED;
+	return METAROCE_F_ALL | METAROCE_F_SEALED;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_wire_flags_valid);
+
+u32 mro_wire_trailer_len(u16 flags)
+{
+	return flags & METAROCE_F_SEALED ? METAROCE_SEAL_LEN : METAROCE_CRC_LEN;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_trailer_len);
 
 int mro_wire_hdr_len(u8 opcode, u16 flags)
 {
@@ -182,6 +198,21 @@ static void encode_ack(const struct mro_ack_hdr *a, struct metaroce_ack *w)
 	put_unaligned_be32(0, &w->rsvd);
 }
 
+static void encode_hello(const struct mro_hello_hdr *h,
+			 struct metaroce_hello *w)
+{
+	w->prot = h->prot;
+	w->key_id = h->key_id;
+	put_unaligned_be16(h->ack_every, &w->ack_every);
+	put_unaligned_be16(h->msg_window, &w->msg_window);
+	put_unaligned_be16(h->sack_bits, &w->sack_bits);
+	w->prev_key_id = h->prev_key_id;
+	memset(w->rsvd, 0, sizeof(w->rsvd));
+	put_unaligned_be32(h->window, &w->window);
+	put_unaligned_be64(h->nonce, &w->nonce);
+	put_unaligned_be64(h->echo, &w->echo);
+}
+
 size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
 {
 	struct metaroce_bth *bth = buf;
@@ -195,6 +226,9 @@ size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
 	if (h->opcode == METAROCE_OP_ACK &&
 	    (h->ack.syndrome > METAROCE_SYN_MAX ||
 	     h->ack.sack_bits > METAROCE_SACK_BITS))
+		return 0;
+	if (h->opcode == METAROCE_OP_HELLO &&
+	    (h->hello.prot > METAROCE_PROT_MAX || !h->hello.nonce))
 		return 0;
 	len = hdr_len;
 	if (room < len)
@@ -227,6 +261,10 @@ size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
 	case METAROCE_OP_ATOMIC_RESP:
 		put_unaligned_be64(h->orig, ext);
 		break;
+	case METAROCE_OP_READ_RESP:
+		put_unaligned_be32(h->rresp.offset, ext);
+		put_unaligned_be32(h->rresp.ts_echo, (u8 *)ext + 4);
+		break;
 	case METAROCE_OP_ACK:
 		encode_ack(&h->ack, ext);
 		break;
@@ -240,6 +278,9 @@ size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
 		put_unaligned_be32(h->ctrl.token, ext);
 		put_unaligned_be32(h->ctrl.credit_psn, (u8 *)ext + 4);
 		put_unaligned_be32(0, (u8 *)ext + 8);
+		break;
+	case METAROCE_OP_HELLO:
+		encode_hello(&h->hello, ext);
 		break;
 	default:
 		encode_msg(&h->msg, ext);
@@ -345,19 +386,49 @@ static enum mro_wire_err decode_ack(const struct metaroce_ack *w,
 	return MRO_WIRE_OK;
 }
 
+static enum mro_wire_err decode_hello(const struct metaroce_hello *w,
+				      struct mro_hello_hdr *h)
+{
+	h->prot = w->prot;
+	h->key_id = w->key_id;
+	h->ack_every = get_unaligned_be16(&w->ack_every);
+	h->msg_window = get_unaligned_be16(&w->msg_window);
+	h->sack_bits = get_unaligned_be16(&w->sack_bits);
+	h->prev_key_id = w->prev_key_id;
+	h->window = get_unaligned_be32(&w->window);
+	h->nonce = get_unaligned_be64(&w->nonce);
+	h->echo = get_unaligned_be64(&w->echo);
+	/*
+	 * Only what no sender may put there: the values themselves are the
+	 * peer's to announce, and a different one is a negotiation failure
+	 * the connection reports, not a malformed packet.
+	 */
+	if (h->prot > METAROCE_PROT_MAX || !h->nonce || w->rsvd[0] ||
+	    w->rsvd[1] || w->rsvd[2])
+		return MRO_WIRE_FIELD;
+	return MRO_WIRE_OK;
+}
+
 enum mro_wire_err mro_wire_peek(const void *buf, size_t len, u16 *hdr_len)
 {
 	const struct metaroce_bth *bth = buf;
+	u32 trailer;
 	int want;
 	u16 hlen;
 
 	if (len < METAROCE_BTH_LEN + METAROCE_CRC_LEN)
 		return MRO_WIRE_SHORT;
+	/* whether the flags are allowed is checked with the rest */
+	trailer = mro_wire_trailer_len(get_unaligned_be16(&bth->flags));
 	if (bth->ver != METAROCE_WIRE_VERSION << 4)
 		return MRO_WIRE_VERSION;
 	want = mro_wire_hdr_len(bth->opcode, 0);
 	if (want < 0)
 		return MRO_WIRE_OPCODE;
+	/* the trailer's kind decides what the CRC covers: not after it */
+	if (trailer == METAROCE_SEAL_LEN &&
+	    !(mro_wire_flags_valid(bth->opcode) & METAROCE_F_SEALED))
+		return MRO_WIRE_FIELD;
 	/*
 	 * Nothing but ver, opcode and hdr_len before the CRC: either length
 	 * may be right (a request's may count a piggybacked ACK); whether the
@@ -367,7 +438,7 @@ enum mro_wire_err mro_wire_peek(const void *buf, size_t len, u16 *hdr_len)
 	if (hlen != want &&
 	    hlen != mro_wire_hdr_len(bth->opcode, METAROCE_F_ACK_PIGGY))
 		return MRO_WIRE_HDR_LEN;
-	if (len < (size_t)hlen + METAROCE_CRC_LEN)
+	if (len < (size_t)hlen + trailer)
 		return MRO_WIRE_SHORT;
 	*hdr_len = hlen;
 	return MRO_WIRE_OK;
@@ -392,7 +463,7 @@ enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
 	h->path = get_unaligned_be16(&bth->path);
 	h->path_seq = get_unaligned_be32(&bth->path_seq);
 	h->tsval = get_unaligned_be32(&bth->tsval);
-	h->payload_len = len - METAROCE_CRC_LEN - h->hdr_len;
+	h->payload_len = len - mro_wire_trailer_len(h->flags) - h->hdr_len;
 
 	if (h->hdr_len != mro_wire_hdr_len(h->opcode, h->flags))
 		return MRO_WIRE_HDR_LEN;	/* ACK_PIGGY and hdr_len disagree */
@@ -417,6 +488,13 @@ enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
 	case METAROCE_OP_ATOMIC_RESP:
 		h->orig = get_unaligned_be64(ext);
 		return MRO_WIRE_OK;
+	case METAROCE_OP_READ_RESP:
+		h->rresp.offset = get_unaligned_be32(ext);
+		h->rresp.ts_echo = get_unaligned_be32((const u8 *)ext + 4);
+		/* u64: offset + payload may not wrap, nor pass IB's 2^31 */
+		if ((u64)h->rresp.offset + h->payload_len > MRO_WIRE_MAX_MSG)
+			return MRO_WIRE_LENGTH;
+		return MRO_WIRE_OK;
 	case METAROCE_OP_ACK:
 		return decode_ack(ext, &h->ack);
 	case METAROCE_OP_UD_SEND:
@@ -431,6 +509,8 @@ enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
 		if (get_unaligned_be32((const u8 *)ext + 8))
 			return MRO_WIRE_FIELD;
 		return MRO_WIRE_OK;
+	case METAROCE_OP_HELLO:
+		return decode_hello(ext, &h->hello);
 	default:
 		return decode_msg(ext, h);
 	}
@@ -446,7 +526,10 @@ enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
 	err = mro_wire_peek(buf, len, &hdr_len);
 	if (err != MRO_WIRE_OK)
 		return err;
-	if (!mro_wire_crc_ok(mro_wire_crc(buf, len - METAROCE_CRC_LEN),
+	/* a sealed packet's tag is checked by its connection (mro_prot.c) */
+	if (!(get_unaligned_be16((const u8 *)buf + 2) &
+	      METAROCE_F_SEALED) &&
+	    !mro_wire_crc_ok(mro_wire_crc(buf, len - METAROCE_CRC_LEN),
 			     (const u8 *)buf + len - METAROCE_CRC_LEN))
 		return MRO_WIRE_CRC;
 	return mro_wire_parse(buf, len, h);

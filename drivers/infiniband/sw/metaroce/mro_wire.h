@@ -66,6 +66,11 @@ struct mro_ack_hdr {
 	u32 echo_seq;
 };
 
+struct mro_read_resp_hdr {
+	u32 offset;
+	u32 ts_echo;
+};
+
 struct mro_deth_hdr {
 	u32 qkey;
 	u32 imm;
@@ -74,6 +79,18 @@ struct mro_deth_hdr {
 struct mro_ctrl_hdr {
 	u32 token;
 	u32 credit_psn;
+};
+
+struct mro_hello_hdr {
+	u8 prot;		/* enum metaroce_prot */
+	u8 key_id;
+	u8 prev_key_id;
+	u16 ack_every;
+	u16 msg_window;
+	u16 sack_bits;
+	u32 window;
+	u64 nonce;		/* never 0 */
+	u64 echo;
 };
 
 /* a decoded (or to-be-encoded) packet header, host byte order */
@@ -89,12 +106,14 @@ struct mro_hdr {
 	u32 tsval;
 	union {
 		struct mro_msg_hdr msg;
+		struct mro_read_resp_hdr rresp;
 		struct mro_atomic_hdr atomic;	/* also ATOMIC_WRITE */
 		struct mro_flush_hdr flush;
 		u64 orig;	/* ATOMIC_RESP */
 		struct mro_ack_hdr ack;
 		struct mro_deth_hdr deth;
 		struct mro_ctrl_hdr ctrl;
+		struct mro_hello_hdr hello;
 	};
 	u32 ack_psn;		/* with METAROCE_F_ACK_PIGGY */
 	u32 payload_len;	/* filled by decode */
@@ -105,6 +124,8 @@ struct mro_hdr {
 int mro_wire_ext_len(u8 opcode);
 /* bth + extension (+ piggybacked ACK) of a packet, or -1 (unknown opcode) */
 int mro_wire_hdr_len(u8 opcode, u16 flags);
+/* bytes after the payload: METAROCE_SEAL_LEN if sealed, else the CRC's */
+u32 mro_wire_trailer_len(u16 flags);
 /* whether packets with @opcode may carry payload */
 bool mro_wire_has_payload(u8 opcode);
 /* whether @opcode is a request from requester to responder */
@@ -140,7 +161,8 @@ void mro_wire_seal(void *buf, size_t len);
  *    included).  Checks version, opcode and header length against @len
  *    and returns the header length in @hdr_len.
  * 2. the caller checks the CRC over the first @len - METAROCE_CRC_LEN bytes
- *    (mro_wire_crc_add() per piece, mro_wire_crc_ok()).
+ *    (mro_wire_crc_add() per piece, mro_wire_crc_ok()), unless the packet
+ *    is METAROCE_F_SEALED: its connection checks its tag (mro_prot.c).
  * 3. mro_wire_parse(): @buf now holds the @hdr_len header bytes.  Repeats
  *    step 1, decodes and bounds every field into @h (payload_len included:
  *    the payload is the bytes [hdr_len, hdr_len + payload_len)).
@@ -152,8 +174,9 @@ enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
 
 /*
  * All three steps on the flat UDP payload @buf of @len bytes (CRC
- * included).  On success fills @h (payload starts at @buf + h->hdr_len and
- * is h->payload_len bytes) and returns MRO_WIRE_OK.
+ * included; a sealed packet's tag is left to its connection).  On
+ * success fills @h (payload starts at @buf + h->hdr_len and is
+ * h->payload_len bytes) and returns MRO_WIRE_OK.
  */
 enum mro_wire_err mro_wire_decode(const void *buf, size_t len,
 				  struct mro_hdr *h);
