@@ -49,9 +49,9 @@ skip=""
 only=""
 with=""
 optin="debug bench"
-debug_scenarios="device verbs datacheck nvme fuzz"
-# make test: the core scenarios (38.6 min on a clean clone, warm caches)
-scenarios="device verbs datacheck pyverbs hostile nvme install"
+debug_scenarios="device verbs datacheck protect nvme fuzz"
+# make test: the core scenarios (48 min on a clean clone, warm caches)
+scenarios="device devkey verbs datacheck protect pyverbs hostile nvme install"
 once_scenarios="fabric nfs quickstart"
 # make test-full adds: fabric, nfs and fuzz on every dist, and the long scenarios
 # whose checks do not depend on the kernel on the first dist
