@@ -19,13 +19,21 @@
 # Writes DIR/report.md, DIR/samples.json (every sample), DIR/*.png and the
 # lab runs in DIR/run-<transport>/.  Prints DIR at the end.  Installs what
 # it needs (jq, gcc, libibverbs-dev, python3-matplotlib) with apt.
+# --transports: any of metaroce (packet protection none), rxe, tcp, and
+# metaroce-auth / metaroce-encrypt: metaroce with that packet protection,
+# set on both VMs right after the device is created, keyed with 32 random
+# bytes drawn here once per run (bench.conf BENCH_MRO_KEY, installed by
+# bench_protect in tests/vm/bench/runners.sh); the report labels them
+# "metaroce auth" / "metaroce encrypt" and compares them with metaroce.
 # --ko: use this module instead of building one; --show: print the device
 # and the conductor's whole log live; --telemetry: metaroce's per-path table
 # (tools/mro-paths) every few seconds during bandwidth points (make demo).
 # --mro-params: module parameters for metaroce's modprobe in both VMs (e.g.
 # congestion control off: "cc_algo=off cc_credits=0"; default: none, the
 # module's defaults).  --cats: only these plan categories (and, with
-# --rate auto, the ceiling points it calibrates on).  With an
+# --rate auto, the ceiling points it calibrates on); a word CAT:TEST or
+# CAT:TEST:SIZE keeps only that test and message size of the category
+# (ceiling:write_bw:65536: the WRITE 64 KiB ceiling).  With an
 # existing --out DIR, a transport that already has DIR/run-T runs into
 # DIR/run-T.2 (.3, ...) and the report merges them (e.g. to redo a
 # category after a failure).  --interleave: all transports in ONE boot,
@@ -73,6 +81,11 @@ main() {
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd -P)
 	log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+	# any metaroce variant needs the module; the protected ones a device key
+	# both VMs install: 32 random bytes of this run, in hex
+	use_mro=0
+	[[ " $transports " =~ \ metaroce(-auth|-encrypt)?\  ]] && use_mro=1
+	mro_key=$(head -c 32 /dev/urandom | od -An -v -tx1 | tr -d ' \n')
 	T0=$SECONDS
 
 	need=()
@@ -87,18 +100,30 @@ main() {
 	log "profile $profile, $reps repetition(s), bottleneck $rate, queue $queue B, $dist; output $out"
 	[ -z "$mro_params" ] || log "metaroce module parameters: $mro_params"
 	log "building metaroce.ko for $dist (scripts/matrix.sh) and tools/bench"
-	if [[ " $transports " == *" metaroce "* ]] && [ -z "$ko" ]; then
+	if [ "$use_mro" = 1 ] && [ -z "$ko" ]; then
 		nice scripts/matrix.sh "$dist" >"$out/matrix.log" 2>&1 || { tail -n 20 "$out/matrix.log"; exit 1; }
 	fi
 	make -s -C tools/bench >"$out/tools.log" 2>&1 || { cat "$out/tools.log"; exit 1; }
 	[ -n "$ko" ] || ko=$(ls out/"$dist"/*/metaroce.ko 2>/dev/null | head -n1 || true)
 
 	# plan_for T: T's plan points, only --cats (and with --rate auto the
-	# ceiling points it calibrates on)
+	# ceiling points it calibrates on).  A --cats word is CAT, CAT:TEST or
+	# CAT:TEST:SIZE (e.g. ceiling:write_bw:65536)
 	plan_for() {
 		bash tests/vm/bench/plan.sh "$profile" "$1" "$reps" |
-			awk -v c=" $cats " -v auto="$([ "$rate" = auto ] && echo 1 || echo 0)" '
-				c == "  " || index(c, " " substr($1, 5) " ") ||
+			awk -v c="$cats" -v auto="$([ "$rate" = auto ] && echo 1 || echo 0)" '
+				function want(   i, k, f, l) {
+					l = " " $0 " "
+					for (i = 1; i <= n; i++) {
+						k = split(w[i], f, ":")
+						if ($1 == "cat=" f[1] && (k < 2 || index(l, " test=" f[2] " ")) &&
+							(k < 3 || index(l, " size=" f[3] " ")))
+							return 1
+					}
+					return 0
+				}
+				BEGIN { n = split(c, w, " ") }
+				n == 0 || want() ||
 				(auto && $1 == "cat=ceiling" && / size=65536 / && / rep=1( |$)/)'
 	}
 	# boot NAME TRANSPORT PLAN: one boot of the pair through PLAN (TRANSPORT: the first one up)
@@ -108,13 +133,14 @@ main() {
 		mkdir -p "$files"
 		cp tests/vm/bench/{agent.py,prelude.sh,wire.sh,runners.sh,conduct.sh} \
 			tests/vm/scenarios/metaroce-lib.sh tools/bench/qpmem tools/mro-paths "$files/"
-		if [[ " $transports " == *" metaroce "* ]] && [[ " metaroce interleaved " == *" $name "* ]]; then
+		if [ "$use_mro" = 1 ] && [[ " metaroce metaroce-auth metaroce-encrypt interleaved " == *" $name "* ]]; then
 			cp "$ko" "$files/metaroce.ko"
 		fi
 		cp "$plan" "$files/bench.plan"
 		printf 'BENCH_TRANSPORT=%s\nBENCH_RATE=%s\nBENCH_QUEUE=%s\nBENCH_SHOW=%s\nBENCH_TELEMETRY=%s\n' \
 			"$t" "$rate" "$queue" "$show" "$telemetry" >"$files/bench.conf"
-		printf 'BENCH_MRO_PARAMS=%q\n' "$mro_params" >>"$files/bench.conf"
+		printf 'BENCH_MRO_PARAMS=%q\nBENCH_MRO_KEY=%s\n' "$mro_params" "$mro_key" \
+			>>"$files/bench.conf"
 		n=$(wc -l <"$files/bench.plan")
 		# a point takes 20-90 s under TCG (host load), a smoke point (4 s
 		# transfers) 20-40 s; the guest gets timeout - 120 s

@@ -7,8 +7,10 @@ import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLORS = {'metaroce': 'tab:blue', 'rxe': 'tab:orange', 'tcp': 'tab:green'}
-NAMES = {'metaroce': 'metaroce', 'rxe': 'rxe', 'tcp': 'TCP'}
+COLORS = {'metaroce': 'tab:blue', 'metaroce-auth': 'tab:purple',
+          'metaroce-encrypt': 'tab:red', 'rxe': 'tab:orange', 'tcp': 'tab:green'}
+NAMES = {'metaroce': 'metaroce', 'metaroce-auth': 'metaroce auth',
+         'metaroce-encrypt': 'metaroce encrypt', 'rxe': 'rxe', 'tcp': 'TCP'}
 LOSSES = (0, 0.1, 1, 5, 10)
 
 

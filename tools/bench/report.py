@@ -22,8 +22,12 @@ import time
 
 import plots
 
-TRANSPORTS = ['metaroce', 'rxe', 'tcp']
-NAMES = {'metaroce': 'metaroce', 'rxe': 'rxe', 'tcp': 'TCP'}
+# metaroce-auth, metaroce-encrypt: metaroce with that packet protection
+# (metaroce: protection none)
+TRANSPORTS = ['metaroce', 'metaroce-auth', 'metaroce-encrypt', 'rxe', 'tcp']
+NAMES = {'metaroce': 'metaroce', 'metaroce-auth': 'metaroce auth',
+         'metaroce-encrypt': 'metaroce encrypt', 'rxe': 'rxe', 'tcp': 'TCP'}
+PROTECTION = {'metaroce': 'none', 'metaroce-auth': 'auth', 'metaroce-encrypt': 'encrypt'}
 
 
 def load(out):
@@ -405,7 +409,7 @@ PAIR_KEYS = ('boot', 'cat', 'test', 'size', 'qps', 'loss', 'delay', 'reorder', '
 def section_pairs(samples, trs):
     """bench.sh --interleave: metaroce against rxe, repetition by repetition in one boot"""
     if 'metaroce' not in trs or 'rxe' not in trs:
-        return 'Needs both metaroce and rxe in the interleaved boot.\n'
+        return None	# no rxe: nothing to pair (section_protection pairs the modes)
     groups = {}
     for s in samples:
         if (s.get('interleaved') and not s.get('error') and
@@ -463,6 +467,60 @@ def section_pairs(samples, trs):
             rows = [r[:6] + ['', ''] + r[6:] for r in rows]
         head += ['kernel CPU in host time per GiB metaroce / rxe', 'each pair']
     return table(head, rows)
+
+
+BW_CATS = ('ceiling', 'loss', 'size', 'ops', 'reorder', 'skew')
+
+
+def section_protection(samples, trs):
+    """metaroce's packet protection (metaroce-auth, metaroce-encrypt) against
+    none (metaroce) at every bandwidth point all ran"""
+    modes = [t for t in ('metaroce-auth', 'metaroce-encrypt') if t in trs]
+    if 'metaroce' not in trs or not modes:
+        return None
+    by = {}	# point label -> transport -> samples
+    for s in samples:
+        if (s.get('transport') in PROTECTION and s.get('cat') in BW_CATS
+                and s.get('test') and s.get('size')):
+            by.setdefault(point_label(s), {}).setdefault(s['transport'], []).append(s)
+    abs_rows, rat_rows = [], []
+    for label, pts in sorted(by.items()):
+        if 'metaroce' not in pts or not any(m in pts for m in modes):
+            continue
+        cell = {}
+        for t in ['metaroce'] + modes:
+            p = pts.get(t, [])
+            ok = [x for x in p if not x.get('error')]
+            cell[t] = (stat([x.get('goodput_MiBps') or 0.0 for x in p]), kernel_per_gib(ok),
+                       insns_per_gib(ok))
+            abs_rows.append([label, PROTECTION[t], '%d%s' % (len(p), fails(p)),
+                             fmt(cell[t][0]), fmt(cell[t][1], nd=0), fmt(cell[t][2], nd=0)])
+        # interleaved pairs: the same repetition of the point in the same boot
+        base = {(x['boot'], x.get('rep')): x for x in pts['metaroce']
+                if x.get('interleaved') and not x.get('error')}
+        for t in modes:
+            g, i = [], []
+            for x in pts.get(t, []):
+                b = base.get((x['boot'], x.get('rep')))
+                if not b or x.get('error') or not x.get('interleaved'):
+                    continue
+                if x.get('goodput_MiBps') and b.get('goodput_MiBps'):
+                    g.append(x['goodput_MiBps'] / b['goodput_MiBps'])
+                ix, ib = insns_per_gib([x]), insns_per_gib([b])
+                if ix and ib and ib[0]:
+                    i.append(ix[0] / ib[0])
+            rat_rows.append([label, PROTECTION[t], ratio(cell[t][0], cell['metaroce'][0]),
+                             ratio(cell[t][1], cell['metaroce'][1]),
+                             ratio(cell[t][2], cell['metaroce'][2]),
+                             '%s (%d)' % (fmt(stat(g)), len(g)) if g else 'n/a',
+                             '%s (%d)' % (fmt(stat(i)), len(i)) if i else 'n/a'])
+    if not abs_rows:
+        return None
+    return (table(['point', 'protection', 'samples', 'goodput MiB/s', 'kernel CPU s / GiB',
+                   'kernel M insns / GiB'], abs_rows) + '\n' +
+            table(['point', 'protection', 'goodput / none', 'kernel CPU / none',
+                   'kernel insns / none', 'interleaved pairs: goodput / none (pairs)',
+                   'interleaved pairs: kernel insns / none (pairs)'], rat_rows))
 
 
 def section_mem(samples, trs):
@@ -577,6 +635,17 @@ SECTIONS = [
      '[min-max] of the pairs\' ratios (issue 5 asks goodput >= 1 and CPU '
      '<= 1 at the ceiling points).\n\n', section_pairs),
     ({'transport': 'metaroce'},
+     '\n## Packet protection: metaroce auth and encrypt against none\n\n'
+     'The transports metaroce-auth and metaroce-encrypt are metaroce with that '
+     'packet protection (AES-GCM, Documentation/metaroce/protocol.rst) set on '
+     'both devices, with one device key, before any connection; metaroce is '
+     'protection none.  Per point and mode: goodput, and kernel CPU seconds and '
+     'kernel instructions (both VMs, `bench.sh --insnprof`) per GiB of wire data; '
+     'then each mode over none as the ratio of the medians and, from a '
+     '`bench.sh --interleave` boot, as the median [min-max] of the ratios of '
+     'the same repetition (the modes ran minutes apart on the same host load).\n\n',
+     section_protection),
+    ({'transport': 'metaroce'},
      '\n## Resends against wire drops (metaroce)\n\n'
      'Points with loss, reordering or skew.  Wire drops: what the data '
      'direction\'s netem (random loss) and tbf (the bottleneck\'s overflow) '
@@ -627,6 +696,12 @@ def main():
                                                           any_meta.get('iperf3'))],
         ['bottleneck', '%s tbf per direction, queue %s bytes, behind netem' % (a.rate, a.queue)],
         ['metaroce module parameters', a.mro_params],
+    ] + [
+        ['%s: synchronous gcm(aes) on the sender after each sample (driver:priority)'
+         % NAMES[t], ', '.join(sorted({s['gcm_aes'] for s in select(samples, transport=t)
+                                       if s.get('gcm_aes')})) or 'not recorded']
+        for t in ('metaroce-auth', 'metaroce-encrypt') if t in trs
+    ] + [
         ['repetitions', '%s per point; cells are median [min-max]' % a.reps],
         ['VMs', 'two QEMU TCG VMs (1 vCPU, 2 GiB), virtio-net over an AF_UNIX datagram link'],
         ['host load average at the end', ' '.join(info['host_loadavg'])],

@@ -5,7 +5,9 @@
 # a line of key=value words: cat= (loss|size|ops|reorder|skew|ceiling|
 # blackhole|lat|mem), test=, size=, qps=, loss=, delay=, reorder=, skew=,
 # load=, rep=, and (bench.sh --interleave) transport=: when it is not the
-# transport up, both VMs switch to it first.  Each point appends one JSON
+# transport up, both VMs switch to it first (the device and its module go
+# down and come up again, so a metaroce protection mode is in force before
+# the point's connections are made).  Each point appends one JSON
 # object (the point's keys plus its results) to $LAB_OUT/samples.jsonl and
 # logs one line.
 
@@ -108,7 +110,7 @@ point_bw() {
 	lab_log "server up"
 	sa0=$(head -n1 <<<"$sa0")
 	local tele=''
-	if [ "${BENCH_TELEMETRY:-0}" = 1 ] && [ "$BENCH_TRANSPORT" = metaroce ]; then
+	if [ "${BENCH_TELEMETRY:-0}" = 1 ] && [[ $BENCH_TRANSPORT == metaroce* ]]; then
 		telemetry_loop &
 		tele=$!
 	fi
@@ -128,7 +130,7 @@ point_bw() {
 	[ "$test" = read_bw ] && rd=true
 	record "$LINE" "$(jq -nc --arg bw "$bw" --arg src "$src" --arg err "$err" --arg da "$da" \
 		--arg db "$db" --argjson rd "$rd" --argjson hw0 "$hw0" --argjson hw1 "$hw1" \
-		--arg srv "$(tail -c 300 <<<"$srv")" '
+		--arg srv "$(tail -c 300 <<<"$srv")" --arg gcm "$(bench_gcm_driver)" '
 		($da | split(" ") | map(tonumber)) as $a | ($db | split(" ") | map(tonumber)) as $b |
 		{goodput_MiBps: ($bw | tonumber? // null), goodput_from: (if $bw == "" then null else $src end),
 		 error: (if $err == "" then null else $err end),
@@ -139,6 +141,7 @@ point_bw() {
 			  b: {cpu_busy_s: $b[1], cpu_kernel_s: $b[2], kernel_insns: $b[5],
 			      host_vcpu_s: $b[6], host_main_s: $b[7]}},
 		 rx_wire_bytes: (if $rd then $b[3] else $a[3] end), server_tail: $srv,
+		 gcm_aes: (if $gcm == "" then null else $gcm end),
 		 wire_drops_data: (if $rd then $a[4] else $b[4] end),
 		 wire_drops_back: (if $rd then $b[4] else $a[4] end),
 		 counters: ($hw1 | with_entries(.value -= ($hw0[.key] // 0)) | with_entries(select(.value != 0)))}')"

@@ -3,8 +3,9 @@
 #
 # plan.sh PROFILE TRANSPORT REPS: print the benchmark plan (one point per
 # line, key=value words; see conduct.sh) of a profile for one transport.
-#   smoke     one small point per category for metaroce, the ceiling and
-#             one loss point for rxe and tcp (a few minutes; what CI runs)
+#   smoke     one small point per category for metaroce (and metaroce-auth,
+#             metaroce-encrypt), the ceiling and one loss point for rxe and
+#             tcp (a few minutes; what CI runs)
 #   quick     every category, short loss sweep
 #   (quick, standard and full also repeat the unshaped ceiling for WRITE and
 #   SEND at 64 and 4 KiB)
@@ -49,7 +50,7 @@ if [ "$profile" = smoke ]; then	# one short point per category
 		echo "cat=loss test=write_bw size=65536 qps=1 loss=1 dur=4 rep=$r"
 		# the references' runners share every category's code with
 		# metaroce's: their shaped loss point proves them (CI time)
-		[ "$transport" = metaroce ] || continue
+		[[ $transport == metaroce* ]] || continue
 		echo "cat=size test=write_bw size=4096 qps=1 loss=0 dur=4 rep=$r"
 		[ $rdma = 1 ] && echo "cat=ops test=read_bw size=65536 qps=1 loss=0 dur=4 rep=$r"
 		echo "cat=reorder test=write_bw size=65536 qps=1 loss=0 delay=4 reorder=25 dur=4 rep=$r"

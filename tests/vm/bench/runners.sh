@@ -11,17 +11,57 @@ BENCH_PT_OPTS=${BENCH_PT_OPTS:--F -u 16}
 # shellcheck disable=SC1090
 [ -f "$BENCH_ENV" ] && . "$BENCH_ENV"
 
-# bench_up TRANSPORT: load and configure metaroce|rxe|tcp; writes $BENCH_ENV
+# bench_protect DEV MODE: packet protection MODE (none|auth|encrypt) on
+# metaroce device DEV.  auth and encrypt first install the device key: the
+# 32 bytes BENCH_MRO_KEY (hex, from bench.conf, the same on both VMs) as
+# the logon key metaroce:bench in the user keyring, key id 1.  Changing the
+# mode applies to connections made afterwards.
+bench_protect() {
+	local dev=$1 mode=$2 d=/sys/class/infiniband/$1/ports/1/metaroce
+	if [ "$mode" != none ]; then
+		[ ${#BENCH_MRO_KEY} = 64 ] || { echo "bench_protect: no BENCH_MRO_KEY" >&2; return 1; }
+		python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' \
+			"$BENCH_MRO_KEY" | keyctl padd logon metaroce:bench @u >/dev/null || return 1
+		echo "1 metaroce:bench" >"$d/key" || return 1
+	fi
+	echo "$mode" >"$d/protection" || return 1
+	[ "$(cat "$d/protection")" = "$mode" ] ||
+		{ echo "bench_protect: $dev reads protection $(cat "$d/protection"), not $mode" >&2; return 1; }
+}
+
+# bench_gcm_driver: the synchronous gcm(aes) implementations registered on
+# this VM with their priorities (/proc/crypto), the ones metaroce's
+# protection can get (it masks asynchronous ones out; the highest priority
+# wins), e.g. "gcm_base(ctr(aes-aesni),ghash-generic):200"; a template
+# instance is there while a user (metaroce) holds it or keeps it warm
+bench_gcm_driver() {
+	awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ { p = $3 } /^async/ { a = $3 }
+		/^$/ { if (n == "gcm(aes)" && a != "yes") print d ":" p; n = d = p = a = "" }' /proc/crypto |
+		sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
+# bench_up TRANSPORT: load and configure metaroce|metaroce-auth|
+# metaroce-encrypt|rxe|tcp; writes $BENCH_ENV.  metaroce-auth and
+# metaroce-encrypt: metaroce with that packet protection (bench_protect),
+# set before any connection is made
 bench_up() {
 	local t=$1 dev='' port=0 gid=''
 	modprobe -a ib_uverbs rdma_ucm 2>/dev/null
 	wire_modules || return 1
 	case $t in
-	metaroce)
+	metaroce | metaroce-auth | metaroce-encrypt)
+		# the CPU's AES and GHASH drivers, which udev loads on a host (the
+		# lab's guests run no udev); without them the crypto API has only
+		# aes-generic and ghash-generic for packet protection
+		modprobe -q -a aesni_intel ghash_clmulni_intel 2>/dev/null || true
 		# shellcheck disable=SC2086 # a list of NAME=VALUE words
 		mro_install && modprobe metaroce ${BENCH_MRO_PARAMS:-} || return 1
 		rdma link add mr0 type metaroce netdev eth0 || return 1
 		mro_wait_state mr0 ACTIVE || return 1
+		case $t in
+		metaroce-auth) bench_protect mr0 auth || return 1 ;;
+		metaroce-encrypt) bench_protect mr0 encrypt || return 1 ;;
+		esac
 		dev=mr0 port=4796 ;;
 	rxe)
 		modprobe crc32_generic
@@ -52,7 +92,7 @@ bench_up() {
 bench_down() {
 	local mod i
 	case $BENCH_TRANSPORT in
-	metaroce) mod=metaroce ;;
+	metaroce | metaroce-auth | metaroce-encrypt) mod=metaroce ;;
 	rxe) mod=rdma_rxe ;;
 	*) return 0 ;;
 	esac
