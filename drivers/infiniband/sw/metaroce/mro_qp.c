@@ -339,7 +339,9 @@ static void mro_qp_reset_transport(struct mro_qp *qp)
 {
 	u32 i;
 
+	lockdep_assert_held(&qp->lock);
 	mro_qp_flush_srq_claims(qp);
+	__skb_queue_purge(&qp->txq);	/* built for the connection that ends */
 
 	qp->sq_head = mro_queue_consumer(qp->sq);
 	qp->sq_cur_valid = false;
