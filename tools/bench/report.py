@@ -697,7 +697,7 @@ def main():
         ['bottleneck', '%s tbf per direction, queue %s bytes, behind netem' % (a.rate, a.queue)],
         ['metaroce module parameters', a.mro_params],
     ] + [
-        ['%s: synchronous gcm(aes) on the sender after each sample (driver:priority)'
+        ['%s: gcm(aes), synchronous and vector, on the sender after each sample (driver:priority)'
          % NAMES[t], ', '.join(sorted({s['gcm_aes'] for s in select(samples, transport=t)
                                        if s.get('gcm_aes')})) or 'not recorded']
         for t in ('metaroce-auth', 'metaroce-encrypt') if t in trs

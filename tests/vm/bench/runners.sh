@@ -29,14 +29,17 @@ bench_protect() {
 		{ echo "bench_protect: $dev reads protection $(cat "$d/protection"), not $mode" >&2; return 1; }
 }
 
-# bench_gcm_driver: the synchronous gcm(aes) implementations registered on
-# this VM with their priorities (/proc/crypto), the ones metaroce's
-# protection can get (it masks asynchronous ones out; the highest priority
-# wins), e.g. "gcm_base(ctr(aes-aesni),ghash-generic):200"; a template
-# instance is there while a user (metaroce) holds it or keeps it warm
+# bench_gcm_driver: the gcm(aes) implementations metaroce's protection can
+# get on this VM with their priorities (/proc/crypto; the highest priority
+# of each kind wins): the synchronous ones, e.g.
+# "gcm_base(ctr(aes-aesni),ghash-generic):200", and the vector ones it
+# calls directly where the FPU is usable ("__gcm(aes)", e.g.
+# "__generic-gcm-aesni:400"); a template instance is there while a user
+# (metaroce) holds it or keeps it warm
 bench_gcm_driver() {
 	awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ { p = $3 } /^async/ { a = $3 }
-		/^$/ { if (n == "gcm(aes)" && a != "yes") print d ":" p; n = d = p = a = "" }' /proc/crypto |
+		/^$/ { if ((n == "gcm(aes)" && a != "yes") || n == "__gcm(aes)") print d ":" p
+			n = d = p = a = "" }' /proc/crypto |
 		sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 

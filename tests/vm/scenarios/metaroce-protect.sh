@@ -14,7 +14,10 @@
 # under the same id (the connection carries nothing, mr1 counts
 # rx_drop_auth and logs that the peer has another key), and mr2 without
 # protection against mr1's auth (the negotiation ends the connection on
-# both ends and says which mode each wants).
+# both ends and says which mode each wants).  With the CPU's AES and
+# GHASH drivers loaded (as udev loads them on a host), the connections
+# seal and open with the vector gcm(aes) (/proc/crypto's "__gcm(aes)" is
+# held while a transfer runs).
 #
 # Files (--files): metaroce.ko, metaroce-lib.sh, datacheck (tools/datacheck).
 source "$LAB_LIB"
@@ -30,6 +33,9 @@ lab_check keyctl-present command -v keyctl || exit 1
 mro_install
 lab_check modprobe-metaroce modprobe metaroce || exit 1
 modprobe -a ib_uverbs rdma_ucm sch_netem
+# the CPU's AES and GHASH drivers, which udev loads on a host; the lab's
+# guests do not run it
+modprobe -q -a aesni_intel ghash_clmulni_intel
 lab_netns_hosts 2
 lab_check link-add-mr1 ip netns exec h1 rdma link add mr1 type metaroce netdev eth0 || exit 1
 lab_check link-add-mr2 ip netns exec h2 rdma link add mr2 type metaroce netdev eth0 || exit 1
@@ -178,9 +184,16 @@ drops() {
 d0=$(drops)
 r0=$(mro_counter mr1 rx_drop_replay)
 a0=$(mro_counter mr1 rx_drop_auth)
-dc_pair onpath $((port++)) 120 -n 2 &
+dc_pair onpath $((port++)) 120 -n 8 &
 pair=$!
-sleep 4
+sleep 3
+# gcm_held: "DRIVER REFCNT" of the vector gcm(aes) implementations; the
+# crypto API holds each registered one once, every transform of it once more
+gcm_held() {
+    awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^refcnt/ { r = $3 }
+        /^$/ { if (n == "__gcm(aes)") print d, r; n = d = r = "" }' /proc/crypto
+}
+gcm_held | tee "$LAB_WORK/gcm-held.txt"
 ip netns exec h2 python3 - "$MRO_PORT" >"$LAB_WORK/onpath.txt" 2>&1 <<'PY'
 import random, socket, struct, sys, time
 port = int(sys.argv[1])
@@ -223,6 +236,13 @@ for i, f in enumerate(got):
 print(' '.join('%s=%d' % kv for kv in n.items()))
 PY
 wait "$pair"
+gcm_held | tee "$LAB_WORK/gcm-held-after.txt"
+cp "$LAB_WORK/gcm-held.txt" "$LAB_WORK/gcm-held-after.txt" "$LAB_OUT/"
+# the transfer's connections held a vector implementation: its count was
+# higher while they ran than after they ended
+lab_check vector-gcm-held awk 'NR == FNR { during[$1] = $2; next }
+    during[$1] > $2 { held = 1 } END { exit !held }' \
+    "$LAB_WORK/gcm-held.txt" "$LAB_WORK/gcm-held-after.txt"
 cat "$LAB_WORK/onpath.txt"
 cp "$LAB_WORK/onpath.txt" "$LAB_OUT/"
 lab_check_grep onpath-transfer "$DC_PAT" cat "$LAB_WORK/onpath-client.log"
@@ -248,7 +268,7 @@ head -c 16 /dev/urandom >"$LAB_WORK/k3"
 lab_check keyctl-k2 sh -c "keyctl padd logon metaroce:prot2 @u <$LAB_WORK/k2"
 lab_check keyctl-k3 sh -c "keyctl padd logon metaroce:prot3 @u <$LAB_WORK/k3"
 err0=$(($(mro_counter mr1 qp_errors) + $(mro_counter mr2 qp_errors)))
-dc_pair rotate $((port++)) 120 -n 4 &
+dc_pair rotate $((port++)) 120 -n 8 &
 pair=$!
 sleep 5
 lab_check rotate-k2-mr1 put "$P1/key" "2 metaroce:prot2"
@@ -257,6 +277,8 @@ lab_check rotate-k2-mr2 put "$P2/key" "2 metaroce:prot2"
 sleep 2
 lab_check rotate-k1-off-mr1 put "$P1/key" "-1"
 lab_check rotate-k1-off-mr2 put "$P2/key" "-1"
+# the keys changed under the transfer, not after it
+lab_check rotate-while-transfer-runs kill -0 "$pair"
 wait "$pair"
 lab_check_grep rotate-transfer "$DC_PAT" cat "$LAB_WORK/rotate-client.log"
 lab_check rotate-no-qp-error test \

@@ -6,6 +6,19 @@
  * implementations masked out so that every call completes before it
  * returns.
  *
+ * Implementations.  The fast gcm(aes) implementations (AES-NI with
+ * PCLMULQDQ on x86) use the FPU, and the crypto API offers them only
+ * behind an asynchronous wrapper that defers a request to a kernel thread
+ * when the FPU cannot be used in the calling context.  A packet is sealed
+ * and opened in the context that sends or receives it, so each direction
+ * holds two transforms with the same key: the vector implementation the
+ * wrapper would call ("__gcm(aes)", CRYPTO_ALG_INTERNAL), used whenever
+ * crypto_simd_usable() says the FPU may be used here (the wrapper's own
+ * test), and the best synchronous "gcm(aes)" otherwise, or when the
+ * kernel has no vector implementation.  Both compute the same function
+ * of key, nonce and bytes, so a packet sealed by one opens with the
+ * other.
+ *
  * Nonce.  The 96-bit GCM nonce of a packet is
  *
  *   offset  length  content
@@ -45,6 +58,7 @@
  */
 #include <crypto/aead.h>
 #include <crypto/aes.h>
+#include <crypto/internal/simd.h>
 #include <linux/bug.h>
 #include <linux/build_bug.h>
 #include <linux/err.h>
@@ -54,6 +68,7 @@
 #include <linux/scatterlist.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
+#include <asm/simd.h>
 
 #include "mro_aead.h"
 #include "mro_unaligned.h"
@@ -84,26 +99,16 @@ u64 mro_aead_get_seq(const u8 *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_aead_get_seq);
 
-/*
- * Set up d for a key of 16 or 32 bytes (AES-128 or AES-256).  key_id and
- * dir go into every nonce; the counter starts at 0.  Sleeps (allocates
- * with GFP_KERNEL).  On error d is left zeroed, and destroying it is
- * harmless.  The caller wipes its own copy of the key.
- */
-int mro_aead_dir_init(struct mro_aead_dir *d, const u8 *key,
-		      unsigned int key_len, u8 key_id, u8 dir)
+/* a transform of alg keyed with key, and its request; sleeps */
+static int mro_aead_tfm_new(const char *alg, u32 type, u32 mask,
+			    const u8 *key, unsigned int key_len,
+			    struct crypto_aead **tfmp, struct aead_request **reqp)
 {
 	struct crypto_aead *tfm;
 	struct aead_request *req;
 	int err;
 
-	memset(d, 0, sizeof(*d));
-	if (key_len != AES_KEYSIZE_128 && key_len != AES_KEYSIZE_256)
-		return -EINVAL;
-	if (dir != MRO_AEAD_DIR_LO && dir != MRO_AEAD_DIR_HI)
-		return -EINVAL;
-
-	tfm = crypto_alloc_aead("gcm(aes)", 0, CRYPTO_ALG_ASYNC);
+	tfm = crypto_alloc_aead(alg, type, mask);
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
 	err = crypto_aead_setkey(tfm, key, key_len);
@@ -117,16 +122,46 @@ int mro_aead_dir_init(struct mro_aead_dir *d, const u8 *key,
 		goto free_tfm;
 	}
 	aead_request_set_callback(req, 0, NULL, NULL);
-
-	d->tfm = tfm;
-	d->req = req;
-	d->key_id = key_id;
-	d->dir = dir;
+	*tfmp = tfm;
+	*reqp = req;
 	return 0;
 
 free_tfm:
 	crypto_free_aead(tfm);
 	return err;
+}
+
+/*
+ * Set up d for a key of 16 or 32 bytes (AES-128 or AES-256).  key_id and
+ * dir go into every nonce; the counter starts at 0.  Sleeps (allocates
+ * with GFP_KERNEL).  On error d is left zeroed, and destroying it is
+ * harmless.  The caller wipes its own copy of the key.
+ */
+int mro_aead_dir_init(struct mro_aead_dir *d, const u8 *key,
+		      unsigned int key_len, u8 key_id, u8 dir)
+{
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	if (key_len != AES_KEYSIZE_128 && key_len != AES_KEYSIZE_256)
+		return -EINVAL;
+	if (dir != MRO_AEAD_DIR_LO && dir != MRO_AEAD_DIR_HI)
+		return -EINVAL;
+
+	err = mro_aead_tfm_new("gcm(aes)", 0, CRYPTO_ALG_ASYNC, key, key_len,
+			       &d->tfm, &d->req);
+	if (err)
+		return err;
+	/* none is no error: the synchronous transform does all the work */
+	if (mro_aead_tfm_new("__gcm(aes)", CRYPTO_ALG_INTERNAL,
+			     CRYPTO_ALG_INTERNAL | CRYPTO_ALG_ASYNC, key,
+			     key_len, &d->simd_tfm, &d->simd_req)) {
+		d->simd_tfm = NULL;
+		d->simd_req = NULL;
+	}
+	d->key_id = key_id;
+	d->dir = dir;
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_aead_dir_init);
 
@@ -136,6 +171,10 @@ EXPORT_SYMBOL_IF_KUNIT(mro_aead_dir_init);
  */
 void mro_aead_dir_destroy(struct mro_aead_dir *d)
 {
+	if (d->simd_req)
+		aead_request_free(d->simd_req);
+	if (d->simd_tfm)
+		crypto_free_aead(d->simd_tfm);
 	if (d->req)
 		aead_request_free(d->req);
 	if (d->tfm)
@@ -155,11 +194,12 @@ static int mro_aead_crypt(struct mro_aead_dir *d, bool enc,
 			  unsigned int buf_len, unsigned int assoclen,
 			  unsigned int cryptlen)
 {
-	struct aead_request *req = d->req;
+	struct aead_request *req;
 	u8 iv[MRO_AEAD_NONCE_LEN];
 	struct scatterlist sg;
 	int err;
 
+	req = d->simd_req && crypto_simd_usable() ? d->simd_req : d->req;
 	memcpy(iv, nonce, sizeof(iv));
 	sg_init_one(&sg, buf, buf_len);
 	aead_request_set_ad(req, assoclen);

@@ -54,10 +54,15 @@ enum mro_prot {
 	MRO_PROT_ENCRYPT = METAROCE_PROT_ENCRYPT,
 };
 
-/* one direction of a connection, at the sender or at the receiver */
+/*
+ * one direction of a connection, at the sender or at the receiver: the
+ * same key in two transforms, used where each may run (see mro_aead.c)
+ */
 struct mro_aead_dir {
 	struct crypto_aead *tfm;	/* gcm(aes), synchronous */
 	struct aead_request *req;	/* reused by every call */
+	struct crypto_aead *simd_tfm;	/* vector gcm(aes), or NULL */
+	struct aead_request *simd_req;
 	u8 key_id;
 	u8 dir;				/* MRO_AEAD_DIR_LO or _HI */
 	u64 next_seq;			/* the sender's next counter value */
