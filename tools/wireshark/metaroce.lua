@@ -204,9 +204,9 @@ local pf_flush_type_undef = ProtoField.uint8("metaroce.flush.type.undefined",
 local pf_ack_psn = ProtoField.uint32("metaroce.ack_psn", "ack_psn", D)
 local pf_sack_range = ProtoField.string("metaroce.ack.sack_range",
 	"SACK range")
-local pf_sack_first = ProtoField.uint32("metaroce.ack.sack_first",
+local pf_sack_first = ProtoField.uint32("metaroce.ack.sack_range.first",
 	"first PSN", D)
-local pf_sack_last = ProtoField.uint32("metaroce.ack.sack_last",
+local pf_sack_last = ProtoField.uint32("metaroce.ack.sack_range.last",
 	"last PSN", D)
 local pf_payload = ProtoField.bytes("metaroce.payload", "payload")
 local pf_payload_len = ProtoField.uint32("metaroce.payload_len",

@@ -191,12 +191,13 @@ class Capture:
         body += payload
         exp['metaroce.payload_len'] = len(payload)
         if payload:
-            exp['metaroce.payload'] = payload.hex()
+            exp['metaroce.payload'] = payload.hex(':')
         if hdr == 'ack':
             rs = sack_ranges(ext['cum_psn'], ext['sack'])
-            exp['metaroce.ack.sack_range'] = [t for t, _, _ in rs]
-            exp['metaroce.ack.sack_first'] = [f for _, f, _ in rs]
-            exp['metaroce.ack.sack_last'] = [la for _, _, la in rs]
+            if rs:
+                exp['metaroce.ack.sack_range'] = [t for t, _, _ in rs]
+                exp['metaroce.ack.sack_range.first'] = [f for _, f, _ in rs]
+                exp['metaroce.ack.sack_range.last'] = [la for _, _, la in rs]
         if hdr == 'flush':
             exp['metaroce.flush.type.global'] = bool(ext['type'] & 1)
             exp['metaroce.flush.type.persistent'] = bool(ext['type'] & 2)
@@ -204,7 +205,7 @@ class Capture:
             tag = self.r.randbytes(16)
             self.counter += 1
             body += tag + struct.pack('>Q', self.counter)
-            exp['metaroce.seal.tag'] = tag.hex()
+            exp['metaroce.seal.tag'] = tag.hex(':')
             exp['metaroce.seal.counter'] = self.counter
         else:
             crc = crc32c(body)

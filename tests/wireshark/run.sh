@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# tests/wireshark/run.sh: the Wireshark dissector tools/wireshark/metaroce.lua
+# against a capture of known contents (tools/wireshark/mkcapture.py): every
+# opcode, unprotected and sealed, decodes to the fields that were sent, with
+# no expert info; every malformed packet is flagged as one, with the reason
+# the driver's decode would drop it; the UDP port preference moves the
+# dissector; protocol.rst, metaroce_wire.h and the dissector name the fields
+# of every header alike.
+#
+# Installs tshark with apt when it is missing (root).  Prints one
+# "ok N - name" / "not ok N - name" line per check and "N passed, N failed";
+# exits 1 if a check failed.
+#
+# Usage: tests/wireshark/run.sh [--keep DIR]   (keep the capture and outputs)
+set -uo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+LUA=$REPO/tools/wireshark/metaroce.lua
+keep=""
+case ${1:-} in
+--keep) keep=${2:?--keep DIR}; mkdir -p "$keep" || exit 1 ;;
+'') ;;
+*) echo "usage: $0 [--keep DIR]" >&2; exit 2 ;;
+esac
+
+n=0
+passed=0
+failed=0
+ok() {	# ok STATUS NAME [detail lines]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		passed=$((passed + 1)); echo "ok $n - $2"
+	else
+		failed=$((failed + 1)); echo "not ok $n - $2"
+		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /' | head -n 20
+	fi
+	return 0
+}
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+if [ -n "$keep" ]; then
+	tmp=$keep
+else
+	tmp=$(mktemp -d) || exit 1
+	trap 'rm -rf "$tmp"' EXIT
+fi
+
+if ! command -v tshark >/dev/null 2>&1; then
+	# wireshark-common asks whether non-root users may capture: no
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections 2>/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q tshark >"$tmp/apt.log" 2>&1
+fi
+command -v tshark >/dev/null 2>&1
+ok $? "tshark is installed" "$(tail -n 5 "$tmp/apt.log" 2>/dev/null)"
+command -v tshark >/dev/null 2>&1 || finish
+
+python3 "$REPO/tools/wireshark/mkcapture.py" "$tmp/capture.pcap" "$tmp/expected.json" \
+	>"$tmp/mkcapture.log" 2>&1
+ok $? "mkcapture.py writes the capture and its contents" "$(cat "$tmp/mkcapture.log")"
+[ -s "$tmp/expected.json" ] || finish
+
+# tshark as root warns that it runs as root; anything else on stderr is the
+# dissector's (a Lua error when loading, or while dissecting)
+tshark_run() {	# tshark_run OUT ERR ARGS...
+	local out=$1 err=$2
+	shift 2
+	tshark "$@" >"$out" 2>"$err"
+	local rc=$?
+	grep -v 'Running as user "root"' "$err" >"$err.rest"
+	[ $rc -eq 0 ] && [ ! -s "$err.rest" ]
+}
+
+tshark_run "$tmp/fields.txt" "$tmp/fields.err" -G fields -X lua_script:"$LUA"
+ok $? "the dissector loads (tshark -G fields)" "$(cat "$tmp/fields.err.rest")"
+
+tshark_run "$tmp/decoded.json" "$tmp/decoded.err" -X lua_script:"$LUA" \
+	-r "$tmp/capture.pcap" -T json --no-duplicate-keys
+ok $? "tshark decodes the capture without an error" "$(cat "$tmp/decoded.err.rest")"
+
+tshark_run "$tmp/decoded-alt.json" "$tmp/decoded-alt.err" -X lua_script:"$LUA" \
+	-o metaroce.udp_port:5000 -r "$tmp/capture.pcap" -T json --no-duplicate-keys
+ok $? "tshark decodes the capture with udp_port 5000 without an error" \
+	"$(cat "$tmp/decoded-alt.err.rest")"
+
+python3 "$REPO/tests/wireshark/compare.py" --expected "$tmp/expected.json" \
+	--decoded "$tmp/decoded.json" --decoded-alt "$tmp/decoded-alt.json" \
+	--fields "$tmp/fields.txt" --rst "$REPO/Documentation/metaroce/protocol.rst" \
+	--header "$REPO/include/uapi/rdma/metaroce_wire.h" \
+	--first $((n + 1)) --passed "$passed" --failed "$failed" >"$tmp/compare.out" 2>&1
+rc=$?
+cat "$tmp/compare.out"
+# compare.py ends with the summary line; without it, it crashed
+if ! tail -n 1 "$tmp/compare.out" | grep -qE '^[0-9]+ passed, [0-9]+ failed$'; then
+	ok 1 "compare.py runs to its end (exit status $rc)"
+	finish
+fi
+exit "$rc"
