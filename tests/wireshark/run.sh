@@ -88,6 +88,15 @@ tshark_run "$tmp/decoded-alt.json" "$tmp/decoded-alt.err" -X lua_script:"$LUA" \
 ok $? "tshark decodes the capture with udp_port 5000 without an error" \
 	"$(cat "$tmp/decoded-alt.err.rest")"
 
+# Decode As: the packet to port 5000 decodes when the user says so
+tshark_run "$tmp/decode-as.txt" "$tmp/decode-as.err" -X lua_script:"$LUA" \
+	-d udp.port==5000,metaroce -r "$tmp/capture.pcap" -Y udp.dstport==5000 \
+	-T fields -e metaroce.bth.opcode -e metaroce.crc.status
+rc=$?
+[ $rc -eq 0 ] && [ "$(cat "$tmp/decode-as.txt")" = "$(printf '0x01\t1')" ]
+ok $? "Decode As udp.port 5000 decodes the packet to port 5000" \
+	"$(cat "$tmp/decode-as.txt" "$tmp/decode-as.err.rest")"
+
 python3 "$REPO/tests/wireshark/compare.py" --expected "$tmp/expected.json" \
 	--decoded "$tmp/decoded.json" --decoded-alt "$tmp/decoded-alt.json" \
 	--fields "$tmp/fields.txt" --rst "$REPO/Documentation/metaroce/protocol.rst" \
