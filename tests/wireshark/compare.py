@@ -5,6 +5,7 @@ capture against what the capture holds.  Called by tests/wireshark/run.sh.
 
 Usage: compare.py --expected E.json --decoded D.json --decoded-alt A.json
                   --fields FIELDS.txt --rst protocol.rst --header wire.h
+                  --fuzz FUZZ.txt --fuzz-flips K
                   [--first N --passed P --failed F]
 
   E.json      mkcapture.py's list of frames and their contents
@@ -14,6 +15,8 @@ Usage: compare.py --expected E.json --decoded D.json --decoded-alt A.json
   FIELDS.txt  tshark -G fields with the dissector loaded
   protocol.rst, metaroce_wire.h: the spec and the header whose field names
               the dissector must use
+  FUZZ.txt    tshark -T fields of mkcapture.py's damaged packets, the first
+              K of them single-bit flips of valid packets (see check_fuzz())
 
 Prints one TAP-like line per check ("ok N - name" / "not ok N - name",
 with "#" lines saying why), then "N passed, N failed" counting P and F of
@@ -284,10 +287,39 @@ def check_names(tap, rst_path, header_path, fields_path):
                   'fields alike' % h, problems)
 
 
+MALFORMED = '117440512'	# PI_MALFORMED, 0x07000000
+UNDECODED = '83886080'		# PI_UNDECODED, 0x05000000: a Lua error
+
+
+def check_fuzz(tap, path, flips):
+    """FUZZ.txt: tshark -T fields of frame.number, the protocol column and
+    the expert groups and messages (';' between occurrences) of mkcapture.py's
+    damaged packets, the first flips of them single-bit flips"""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            cols = line.rstrip('\n').split('\t') + ['', '', '']
+            rows.append((int(cols[0]), cols[1], cols[2].split(';'), cols[3]))
+    problems = []
+    for n, prot, groups, msgs in rows:
+        if prot != 'metaroce' or UNDECODED in groups or 'Lua Error' in msgs:
+            problems.append('frame %d: protocol %s, %s' % (n, prot, msgs))
+    tap.check('fuzz: %d damaged packets decode without a Lua error' % len(rows),
+              problems or ([] if rows else ['no packets']))
+    problems = ['frame %d not flagged malformed: %s' % (n, msgs)
+                for n, _, groups, msgs in rows[:flips] if MALFORMED not in groups]
+    if len(rows) < flips:
+        problems.append('%d packets, want at least %d' % (len(rows), flips))
+    tap.check('fuzz: each of %d single-bit flips of a valid unsealed packet is '
+              'flagged malformed' % flips, problems)
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ('expected', 'decoded', 'decoded-alt', 'fields', 'rst', 'header'):
         ap.add_argument('--' + a, required=True)
+    ap.add_argument('--fuzz', required=True)
+    ap.add_argument('--fuzz-flips', type=int, required=True)
     ap.add_argument('--first', type=int, default=1)
     ap.add_argument('--passed', type=int, default=0)
     ap.add_argument('--failed', type=int, default=0)
@@ -298,6 +330,7 @@ def main():
     check_frames(tap, expected, decoded_frames(a.decoded),
                  decoded_frames(a.decoded_alt))
     check_names(tap, a.rst, a.header, a.fields)
+    check_fuzz(tap, a.fuzz, a.fuzz_flips)
     print('%d passed, %d failed' % (tap.passed, tap.failed))
     return 1 if tap.failed else 0
 

@@ -6,8 +6,10 @@
 # opcode, unprotected and sealed, decodes to the fields that were sent, with
 # no expert info; every malformed packet is flagged as one, with the reason
 # the driver's decode would drop it; the UDP port preference moves the
-# dissector; protocol.rst, metaroce_wire.h and the dissector name the fields
-# of every header alike.
+# dissector, and so does Decode As; protocol.rst, metaroce_wire.h and the
+# dissector name the fields of every header alike; damaged packets (cut,
+# bit-flipped, random) raise no Lua error, and every bit flip of a valid
+# unsealed packet is flagged malformed.
 #
 # Installs tshark with apt when it is missing (root).  Prints one
 # "ok N - name" / "not ok N - name" line per check and "N passed, N failed";
@@ -61,9 +63,13 @@ ok $? "tshark is installed" "$(tail -n 5 "$tmp/apt.log" 2>/dev/null)"
 command -v tshark >/dev/null 2>&1 || finish
 
 python3 "$REPO/tools/wireshark/mkcapture.py" "$tmp/capture.pcap" "$tmp/expected.json" \
-	>"$tmp/mkcapture.log" 2>&1
-ok $? "mkcapture.py writes the capture and its contents" "$(cat "$tmp/mkcapture.log")"
-[ -s "$tmp/expected.json" ] || finish
+	"$tmp/fuzz.pcap" >"$tmp/mkcapture.log" 2>&1
+ok $? "mkcapture.py writes the capture, its contents and the damaged packets" \
+	"$(cat "$tmp/mkcapture.log")"
+flips=$(tail -n 1 "$tmp/mkcapture.log")
+if ! [ -s "$tmp/expected.json" ] || ! [[ $flips =~ ^[0-9]+$ ]]; then
+	finish
+fi
 
 # tshark as root warns that it runs as root; anything else on stderr is the
 # dissector's (a Lua error when loading, or while dissecting)
@@ -88,6 +94,11 @@ tshark_run "$tmp/decoded-alt.json" "$tmp/decoded-alt.err" -X lua_script:"$LUA" \
 ok $? "tshark decodes the capture with udp_port 5000 without an error" \
 	"$(cat "$tmp/decoded-alt.err.rest")"
 
+tshark_run "$tmp/fuzz.txt" "$tmp/fuzz.err" -X lua_script:"$LUA" -r "$tmp/fuzz.pcap" \
+	-T fields -E occurrence=a -E aggregator=';' -e frame.number -e _ws.col.Protocol \
+	-e _ws.expert.group -e _ws.expert.message
+ok $? "tshark decodes the damaged packets without an error" "$(cat "$tmp/fuzz.err.rest")"
+
 # Decode As: the packet to port 5000 decodes when the user says so
 tshark_run "$tmp/decode-as.txt" "$tmp/decode-as.err" -X lua_script:"$LUA" \
 	-d udp.port==5000,metaroce -r "$tmp/capture.pcap" -Y udp.dstport==5000 \
@@ -101,6 +112,7 @@ python3 "$REPO/tests/wireshark/compare.py" --expected "$tmp/expected.json" \
 	--decoded "$tmp/decoded.json" --decoded-alt "$tmp/decoded-alt.json" \
 	--fields "$tmp/fields.txt" --rst "$REPO/Documentation/metaroce/protocol.rst" \
 	--header "$REPO/include/uapi/rdma/metaroce_wire.h" \
+	--fuzz "$tmp/fuzz.txt" --fuzz-flips "$flips" \
 	--first $((n + 1)) --passed "$passed" --failed "$failed" >"$tmp/compare.out" 2>&1
 rc=$?
 cat "$tmp/compare.out"

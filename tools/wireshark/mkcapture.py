@@ -3,7 +3,7 @@
 """mkcapture.py: a pcap of metaroce packets with known contents, and what a
 dissector must make of them.
 
-Usage: mkcapture.py CAPTURE.pcap EXPECTED.json
+Usage: mkcapture.py CAPTURE.pcap EXPECTED.json [FUZZ.pcap]
 
 The capture (raw IP link type, IPv4 and one IPv6 packet, UDP to port 4796
 from the path ports 512..1023) holds:
@@ -224,12 +224,7 @@ class Capture:
         return body
 
     def write(self, pcap_path, json_path):
-        with open(pcap_path, 'wb') as f:
-            # pcap: magic, v2.4, UTC, accuracy, snaplen, LINKTYPE_RAW (101)
-            f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 101))
-            for i, (pkt, _) in enumerate(self.frames):
-                f.write(struct.pack('<IIII', 1700000000 + i, 0, len(pkt), len(pkt)))
-                f.write(pkt)
+        write_pcap(pcap_path, [pkt for pkt, _ in self.frames])
         out = []
         for i, (_, e) in enumerate(self.frames):
             e = dict(e, frame=i + 1)
@@ -498,8 +493,41 @@ def malformed(c):
     bad('HELLO rsvd', 'metaroce.field.invalid', OP['HELLO'], hello(rsvd=0x10000))
 
 
+def write_pcap(path, packets):
+    with open(path, 'wb') as f:
+        # pcap: magic, v2.4, UTC, accuracy, snaplen, LINKTYPE_RAW (101)
+        f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 101))
+        for i, pkt in enumerate(packets):
+            f.write(struct.pack('<IIII', 1700000000 + i, 0, len(pkt), len(pkt)))
+            f.write(pkt)
+
+
+def fuzz(c, path):
+    """FUZZ.pcap: first every single-bit flip, at 64 positions each, of the
+    valid packets without SEALED (each one a CRC mismatch), then every
+    truncation below 120 bytes of every packet, and random datagrams, most
+    with a version 2 BTH; returns the number of flipped packets"""
+    r = random.Random(4791)
+    bodies = [(p[28:] if p[0] >> 4 == 4 else p[48:], e) for p, e in c.frames]
+    flips, rest = [], []
+    for body, e in bodies:
+        if e['kind'] == 'valid' and not (body[2] << 8 | body[3]) & F['SEALED']:
+            for i in r.sample(range(len(body) * 8), min(64, len(body) * 8)):
+                b = bytearray(body)
+                b[i // 8] ^= 1 << (i % 8)
+                flips.append(bytes(b))
+        rest.extend(body[:cut] for cut in range(1, min(len(body), 120)))
+    for _ in range(2000):
+        b = bytearray(r.randbytes(r.randrange(1, 200)))
+        if len(b) > 2 and r.random() < 0.7:
+            b[0], b[1] = VERSION << 4, r.choice(sorted(OP.values()))
+        rest.append(bytes(b))
+    write_pcap(path, [udp_ip(b, 600, UDP_PORT, False) for b in flips + rest])
+    return len(flips)
+
+
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     c = Capture()
     valid(c)
@@ -511,6 +539,8 @@ def main():
     c.packet('SEND to UDP port 5000', OP['SEND'], msg(msn=1, length=8),
              F['FIRST'] | F['LAST'], b'portport', kind='port', dport=ALT_PORT)
     c.write(sys.argv[1], sys.argv[2])
+    if len(sys.argv) == 4:
+        print(fuzz(c, sys.argv[3]))
 
 
 if __name__ == '__main__':
