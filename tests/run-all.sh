@@ -7,6 +7,8 @@
 # called done.
 #
 #   1. lint        scripts/lint.sh (checkpatch --strict, file sizes, ...)
+#   1b. wireshark  tests/wireshark/run.sh: the dissector against a capture
+#                  of known contents (tshark on this host)
 #   2. build       scripts/matrix.sh: W=1 C=1 builds for Debian 12 (6.1) and
 #                  Debian 13 (6.12), each in the rootfs its VMs boot
 #   3. kunit       tests/kunit/run.sh (UML, linux-source-6.12)
@@ -141,6 +143,7 @@ hint() {
     local n=$1 logf="" res="" cmd dist
     case $n in
         lint) logf=lint.log; cmd="tests/run-all.sh --only lint" ;;
+        wireshark) logf=wireshark.log; cmd="tests/run-all.sh --only wireshark" ;;
         build-matrix)
             logf=matrix.log; cmd="tests/run-all.sh --only build --dists $(q "$dists")" ;;
         kunit) logf=kunit.log; res=kunit; cmd="tests/run-all.sh --only kunit" ;;
@@ -172,6 +175,7 @@ hint() {
 # plan follows the stages below: a new stage or loop needs its step here too)
 steps=()
 want lint && steps+=(lint)
+want wireshark && steps+=(wireshark)
 want build && steps+=(build-matrix)
 want kunit && steps+=(kunit)
 if want vm; then
@@ -367,6 +371,14 @@ if want lint; then
     rc=$?
     tail -n 20 "$OUT/lint.log"
     record lint $rc
+fi
+
+if want wireshark; then
+    step_start wireshark
+    tests/wireshark/run.sh >"$OUT/wireshark.log" 2>&1
+    rc=$?
+    tail -n 1 "$OUT/wireshark.log"
+    record wireshark $rc
 fi
 
 if want build; then
