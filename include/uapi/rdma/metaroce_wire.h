@@ -295,7 +295,8 @@ struct metaroce_deth {
 
 /*
  * PROBE and CREDIT control extension, 12 bytes.
- * PROBE: @token is echoed back in a PROBE with METAROCE_F_ACK_REQ clear;
+ * PROBE: @token is the probe's path_seq; a PROBE carries
+ * METAROCE_F_ACK_REQ and is answered by an ACK whose echo_seq echoes it;
  * CREDIT: @credit_psn as in metaroce_ack.
  */
 struct metaroce_ctrl {
@@ -317,10 +318,11 @@ enum metaroce_prot {
  * the sending end of a connection requires of the other, and the
  * connection's two nonces.  Each end sends one when its QP enters RTS;
  * bth.psn is the first PSN the sender sends on the connection (the
- * peer's rq_psn), bth.path_seq and bth.tsval as on any packet.  A HELLO
- * with METAROCE_F_ACK_REQ asks for a HELLO back.  The receiver compares
- * every field but the nonces with its own values: any difference ends
- * the connection on that end (protocol.rst, Negotiation).
+ * peer's rq_psn), bth.path and bth.path_seq 0, bth.tsval as on any
+ * packet.  A HELLO with METAROCE_F_ACK_REQ asks for a HELLO back.  The
+ * receiver compares every field but the nonces with its own values: any
+ * difference ends the connection on that end (protocol.rst,
+ * Negotiation).
  *
  * @prot:       enum metaroce_prot
  * @key_id:     the sender's current device key; 0 with PROT_NONE
