@@ -235,12 +235,25 @@ static bool is_rdat(u8 op)
 	       op == METAROCE_OP_FETCH_ADD;
 }
 
+static void advance(struct rp_ep *ep);
+
+/*
+ * A READ_REQ or atomic at the window's base.  Its responses acknowledge
+ * it; the ACK its ACK_REQ asks for follows them once the base has moved
+ * past it, and carries the grant (credit_psn) the requester needs to go
+ * on: a READ-only stream gets no other ACK.
+ */
 static void exec(struct rp_ep *ep, const struct mro_hdr *h)
 {
 	if (h->opcode == METAROCE_OP_READ_REQ)
 		exec_read(ep, h, false);
 	else
 		exec_atomic(ep, h);
+	if (ep->dead)
+		return;
+	advance(ep);
+	if (h->flags & METAROCE_F_ACK_REQ)
+		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
 }
 
 static void advance(struct rp_ep *ep)
