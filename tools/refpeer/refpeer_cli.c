@@ -37,6 +37,7 @@ struct opts {
 	u64 peer_va;
 	u32 peer_rkey;
 	u64 peer_len;
+	u64 atomic_va;
 	u64 seed;
 	bool quiet;
 };
@@ -411,24 +412,25 @@ static int run_server(struct opts *o, struct rp_ep *ep)
 	int i, n, r;
 	u32 rkey;
 
-	mr = calloc(1, len ? len : 8);
+	/* the data, then 64 bytes whose last 8 are the atomics' target */
+	mr = calloc(1, len + 64);
 	rbuf = malloc((size_t)RECV_DEPTH * o->msg);
 	if (!mr || !rbuf)
 		return 1;
 	pattern_fill(mr, len, o->seed ^ 0xaaaa, 0);
-	rkey = rp_reg_mr(ep, mr, len, RP_ACCESS_REMOTE_WRITE |
+	rkey = rp_reg_mr(ep, mr, len + 64, RP_ACCESS_REMOTE_WRITE |
 			 RP_ACCESS_REMOTE_READ | RP_ACCESS_REMOTE_ATOMIC);
 	for (i = 0; i < RECV_DEPTH; i++)
 		rp_post_recv(ep, i, rbuf + (size_t)i * o->msg, o->msg);
 	if (sc_fd >= 0)
 		sc_send("MR va=%llu rkey=%u len=%llu\n",
 			(unsigned long long)(uintptr_t)mr, rkey,
-			(unsigned long long)len);
+			(unsigned long long)len + 64);
 	else
 		printf("refpeer server: qpn=%u psn=%u rkey=%u va=%llu len=%llu\n",
 		       o->cfg.qpn, o->cfg.sq_psn, rkey,
 		       (unsigned long long)(uintptr_t)mr,
-		       (unsigned long long)len);
+		       (unsigned long long)len + 64);
 	fflush(stdout);
 	for (;;) {
 		n = rp_poll(ep, 2);
@@ -553,7 +555,7 @@ static int run_atomics(struct opts *o, struct rp_ep *ep)
 	int n, i;
 
 	/* FETCH_ADD 1..16, then a CMP_SWAP that must see their sum */
-	if (rp_post_atomic(ep, 1, METAROCE_OP_FETCH_ADD, &before, o->peer_va,
+	if (rp_post_atomic(ep, 1, METAROCE_OP_FETCH_ADD, &before, o->atomic_va,
 			   o->peer_rkey, 0, 0))
 		return -1;
 	do {
@@ -565,7 +567,7 @@ static int run_atomics(struct opts *o, struct rp_ep *ep)
 	expect = before;
 	for (i = 1; i <= 16; i++) {
 		if (rp_post_atomic(ep, 2, METAROCE_OP_FETCH_ADD, &res,
-				   o->peer_va, o->peer_rkey, i, 0))
+				   o->atomic_va, o->peer_rkey, i, 0))
 			return -1;
 		do {
 			if (rp_poll(ep, 100) < 0)
@@ -579,7 +581,7 @@ static int run_atomics(struct opts *o, struct rp_ep *ep)
 		}
 		expect += i;
 	}
-	if (rp_post_atomic(ep, 3, METAROCE_OP_CMP_SWAP, &res, o->peer_va,
+	if (rp_post_atomic(ep, 3, METAROCE_OP_CMP_SWAP, &res, o->atomic_va,
 			   o->peer_rkey, before, expect))
 		return -1;
 	do {
@@ -603,8 +605,13 @@ static int run_client(struct opts *o, struct rp_ep *ep)
 	struct timespec ts;
 	int r;
 
-	if (len > o->peer_len)
-		len = o->peer_len;
+	if (o->peer_len < 64) {
+		fprintf(stderr, "refpeer client: the peer's region is too small\n");
+		return 1;
+	}
+	if (len > o->peer_len - 64)
+		len = o->peer_len - 64;
+	o->atomic_va = (o->peer_va + o->peer_len - 8) & ~7ULL;
 	src = malloc(len ? len : 8);
 	if (!src)
 		return 1;

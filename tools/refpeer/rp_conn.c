@@ -59,7 +59,7 @@ void rp_fail(struct rp_ep *ep, const char *fmt, ...)
 	vsnprintf(ep->err, sizeof(ep->err), fmt, ap);
 	va_end(ap);
 	ep->dead = true;
-	fprintf(stderr, "refpeer: %s\n", ep->err);
+	rp_log(ep, 1, "%s", ep->err);
 }
 
 void rp_cfg_default(struct rp_cfg *cfg)

@@ -595,14 +595,12 @@ static bool send_new(struct rp_ep *ep, u32 lim)
 	e->off = w->next_off;
 	if (w->opcode == METAROCE_OP_READ_REQ) {
 		seg = w->seg;
+		/* at most 64 segments, and no more than the window has room */
+		n = room < RP_READ_SEGS ? room : RP_READ_SEGS;
 		chunk = w->len - w->next_off;
-		if (chunk > RP_READ_SEGS * seg)
-			chunk = RP_READ_SEGS * seg;
+		if (chunk > n * seg)
+			chunk = n * seg;
 		n = chunk ? (chunk + seg - 1) / seg : 1;
-		if (n > room) {
-			e->state = PSN_FREE;
-			return false;
-		}
 		e->rd_len = chunk;
 		e->len = chunk < seg ? chunk : seg;
 		for (k = 1; k < n; k++) {
