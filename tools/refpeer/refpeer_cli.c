@@ -383,6 +383,14 @@ static const char *field(const char *line, const char *key)
 static void print_stats(struct rp_ep *ep, const char *who)
 {
 	const struct rp_stats *s = rp_stats(ep);
+	unsigned int i, used = 0;
+
+	for (i = 0; i < RP_MAX_PATHS; i++)
+		used += s->path_tx[i] != 0;
+	fprintf(stderr, "refpeer %s: paths used %u, source ports", who, used);
+	for (i = 0; i < RP_MAX_PATHS && rp_path_sport(ep, i); i++)
+		fprintf(stderr, " %u", rp_path_sport(ep, i));
+	fputc('\n', stderr);
 
 	fprintf(stderr, "refpeer %s: tx %llu pkts (sim drop %llu, sim reorder %llu), rx %llu, retx %llu, rto %llu, tlp %llu, acks %llu/%llu, dup %llu, ooo %llu, drops wire %llu auth %llu replay %llu unkeyed %llu\n",
 		who, (unsigned long long)s->tx_pkts,
