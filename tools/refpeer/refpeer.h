@@ -53,6 +53,8 @@ struct rp_cfg {
 	u8 key_id;			/* current device key id (nonzero) */
 	u8 prev_key_id;			/* previous key id, 0 if none */
 	bool hello;			/* run the HELLO exchange (v2: yes) */
+	bool ud;			/* a UD QP instead of RC: one path, no HELLO */
+	u32 qkey;			/* UD: this QP's Q_Key */
 	/* timers and retries */
 	u8 timeout;			/* IB local ACK timeout code (14) */
 	u8 retry_cnt;			/* RTO expirations before giving up (7) */
@@ -120,6 +122,7 @@ struct rp_wc {
 	u32 byte_len;
 	u32 imm;
 	bool with_imm;
+	u32 src_qp;		/* UD receive: the sender's QPN */
 };
 
 /*
@@ -136,7 +139,13 @@ int rp_post_read(struct rp_ep *ep, u64 wr_id, void *buf, u32 len, u64 va,
 /* CMP_SWAP or FETCH_ADD; the original value lands in *@result */
 int rp_post_atomic(struct rp_ep *ep, u64 wr_id, u8 opcode, u64 *result,
 		   u64 va, u32 rkey, u64 swap_add, u64 compare);
-/* receive buffer for SEND, SEND_IMM and WRITE_IMM */
+/*
+ * UD: one datagram of at most the MTU to the peer QP (cfg.peer_qpn) under
+ * Q_Key @qkey; completes at once (UD is unreliable).
+ */
+int rp_post_ud_send(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
+		    u32 qkey, bool with_imm, u32 imm);
+/* receive buffer for SEND, SEND_IMM, WRITE_IMM and UD datagrams */
 int rp_post_recv(struct rp_ep *ep, u64 wr_id, void *buf, u32 len);
 int rp_poll_cq(struct rp_ep *ep, struct rp_wc *wc, int n);
 
@@ -174,6 +183,7 @@ struct rp_stats {
 	u64 rx_duplicate, rx_out_of_order, rx_drop_window, rx_drop_field;
 	u64 rx_drop_wire, rx_drop_qp, rx_drop_sport, rx_drop_ack;
 	u64 rx_drop_auth, rx_drop_replay, rx_drop_unkeyed;
+	u64 rx_drop_qkey, rx_drop_no_wqe;
 	u64 hello_sent, hello_rcvd;
 	u64 path_tx[RP_MAX_PATHS];
 };

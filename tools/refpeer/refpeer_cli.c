@@ -25,6 +25,7 @@
 
 #define MAX_POSTED	64
 #define RECV_DEPTH	128
+#define UD_DEPTH	2048
 
 struct opts {
 	struct rp_cfg cfg;
@@ -34,6 +35,7 @@ struct opts {
 	u64 bytes;
 	u32 msg;
 	bool op_write, op_send, op_read, op_atomic;
+	bool ud;
 	u64 peer_va;
 	u32 peer_rkey;
 	u64 peer_len;
@@ -125,6 +127,7 @@ static void usage(void)
 "      --drop PCT --reorder PCT   lose/reorder own outgoing packets\n"
 "      --bytes SIZE --msg SIZE    workload (64M, 1M)\n"
 "      --ops LIST        client: write,send,read,atomic (write,send,read)\n"
+"      --ud --qkey N     a UD QP: the client sends --bytes in datagrams\n"
 "      --retry N --timeout N --rto-min-us N --seed N -v -q\n");
 	exit(2);
 }
@@ -135,7 +138,7 @@ enum {
 	O_SPORT_BASE, O_SPORT_SPAN, O_NO_SPORT_CHECK, O_MTU, O_WINDOW,
 	O_ACK_EVERY, O_MSG_WINDOW, O_SACK_BITS, O_PROT, O_KEY, O_KEY_ID,
 	O_PREV_KEY_ID, O_DROP, O_REORDER, O_BYTES, O_MSG, O_OPS, O_RETRY,
-	O_TIMEOUT, O_RTO_MIN, O_SEED, O_SERVER, O_CLIENT,
+	O_TIMEOUT, O_RTO_MIN, O_SEED, O_SERVER, O_CLIENT, O_UD, O_QKEY,
 };
 
 static const struct option longopts[] = {
@@ -160,6 +163,7 @@ static const struct option longopts[] = {
 	{ "retry", 1, NULL, O_RETRY }, { "timeout", 1, NULL, O_TIMEOUT },
 	{ "rto-min-us", 1, NULL, O_RTO_MIN }, { "seed", 1, NULL, O_SEED },
 	{ "server", 0, NULL, O_SERVER }, { "client", 0, NULL, O_CLIENT },
+	{ "ud", 0, NULL, O_UD }, { "qkey", 1, NULL, O_QKEY },
 	{ "verbose", 0, NULL, 'v' }, { "quiet", 0, NULL, 'q' },
 	{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
@@ -185,6 +189,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	rp_cfg_default(c);
 	c->qpn = rand24();
 	c->sq_psn = rand24();
+	c->qkey = 0x11111111;
 	o->bytes = 64 << 20;
 	o->msg = 1 << 20;
 	o->op_write = o->op_send = o->op_read = true;
@@ -260,6 +265,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case O_SEED: o->seed = strtoull(optarg, NULL, 0); break;
 		case O_SERVER: o->server = true; role = true; break;
 		case O_CLIENT: o->server = false; role = true; break;
+		case O_UD: o->ud = true; c->ud = true; break;
+		case O_QKEY: c->qkey = strtoul(optarg, NULL, 0); break;
 		case 'v': c->verbose++; break;
 		case 'q': o->quiet = true; break;
 		default: usage();
@@ -392,7 +399,7 @@ static void print_stats(struct rp_ep *ep, const char *who)
 		fprintf(stderr, " %u", rp_path_sport(ep, i));
 	fputc('\n', stderr);
 
-	fprintf(stderr, "refpeer %s: tx %llu pkts (sim drop %llu, sim reorder %llu), rx %llu, retx %llu, rto %llu, tlp %llu, acks %llu/%llu, dup %llu, ooo %llu, drops wire %llu auth %llu replay %llu unkeyed %llu\n",
+	fprintf(stderr, "refpeer %s: tx %llu pkts (sim drop %llu, sim reorder %llu), rx %llu, retx %llu, rto %llu, tlp %llu, acks %llu/%llu, dup %llu, ooo %llu, drops wire %llu auth %llu replay %llu unkeyed %llu no-wqe %llu\n",
 		who, (unsigned long long)s->tx_pkts,
 		(unsigned long long)s->tx_dropped_sim,
 		(unsigned long long)s->tx_reordered_sim,
@@ -407,7 +414,8 @@ static void print_stats(struct rp_ep *ep, const char *who)
 		(unsigned long long)s->rx_drop_wire,
 		(unsigned long long)s->rx_drop_auth,
 		(unsigned long long)s->rx_drop_replay,
-		(unsigned long long)s->rx_drop_unkeyed);
+		(unsigned long long)s->rx_drop_unkeyed,
+		(unsigned long long)s->rx_drop_no_wqe);
 }
 
 static int run_server(struct opts *o, struct rp_ep *ep)
@@ -416,19 +424,24 @@ static int run_server(struct opts *o, struct rp_ep *ep)
 	u8 *mr, *rbuf;
 	struct rp_wc wc[32];
 	char line[512];
+	char done_line[512];
+	bool done_seen = false;
 	u64 writes_b;
 	int i, n, r;
 	u32 rkey;
 
 	/* the data, then 64 bytes whose last 8 are the atomics' target */
 	mr = calloc(1, len + 64);
-	rbuf = malloc((size_t)RECV_DEPTH * o->msg);
+	rbuf = malloc((size_t)(o->ud ? UD_DEPTH : RECV_DEPTH) *
+		      (o->ud ? o->cfg.mtu : o->msg));
 	if (!mr || !rbuf)
 		return 1;
 	pattern_fill(mr, len, o->seed ^ 0xaaaa, 0);
 	rkey = rp_reg_mr(ep, mr, len + 64, RP_ACCESS_REMOTE_WRITE |
 			 RP_ACCESS_REMOTE_READ | RP_ACCESS_REMOTE_ATOMIC);
-	for (i = 0; i < RECV_DEPTH; i++)
+	if (o->ud)	/* datagrams of at most the MTU, a deeper queue */
+		o->msg = o->cfg.mtu;
+	for (i = 0; i < (o->ud ? UD_DEPTH : RECV_DEPTH); i++)
 		rp_post_recv(ep, i, rbuf + (size_t)i * o->msg, o->msg);
 	if (sc_fd >= 0)
 		sc_send("MR va=%llu rkey=%u len=%llu\n",
@@ -441,7 +454,9 @@ static int run_server(struct opts *o, struct rp_ep *ep)
 		       (unsigned long long)len + 64);
 	fflush(stdout);
 	for (;;) {
-		n = rp_poll(ep, 2);
+		n = rp_poll(ep, done_seen ? 20 : 2);
+		if (n == 0 && done_seen)
+			break;	/* nothing more came: check */
 		if (n < 0) {
 			fprintf(stderr, "refpeer server: %s\n", rp_error(ep));
 			print_stats(ep, "server");
@@ -459,8 +474,11 @@ static int run_server(struct opts *o, struct rp_ep *ep)
 				u8 *b = rbuf + wc[i].wr_id * o->msg;
 				u64 k = wc[i].with_imm ? wc[i].imm : send_msgs;
 
+				if (o->ud && (!wc[i].with_imm ||
+					      wc[i].src_qp != o->cfg.peer_qpn))
+					bad++;
 				if (pattern_check(b, wc[i].byte_len,
-						  o->seed ^ 0x5e4d,
+						  o->seed ^ (o->ud ? 0xd6 : 0x5e4d),
 						  k * o->msg) != wc[i].byte_len)
 					bad++;
 				send_msgs++;
@@ -469,7 +487,7 @@ static int run_server(struct opts *o, struct rp_ep *ep)
 			rp_post_recv(ep, wc[i].wr_id,
 				     rbuf + wc[i].wr_id * o->msg, o->msg);
 		}
-		if (sc_fd < 0)
+		if (sc_fd < 0 || done_seen)
 			continue;
 		r = sc_recv(line, sizeof(line), 0);
 		if (r < 0) {
@@ -479,36 +497,42 @@ static int run_server(struct opts *o, struct rp_ep *ep)
 		}
 		if (r == 0 || strncmp(line, "DONE", 4))
 			continue;
-		writes_b = strtoull(field(line, "write="), NULL, 0);
-		if (writes_b) {
-			off = pattern_check(mr, writes_b, o->seed ^ 0x7777, 0);
-			if (off != writes_b) {
-				fprintf(stderr, "refpeer server: WRITE data differs at offset %llu\n",
-					(unsigned long long)off);
-				bad++;
-			}
-		}
-		if (strtoull(field(line, "send="), NULL, 0) != send_msgs) {
-			fprintf(stderr, "refpeer server: %llu SENDs received, client sent %s\n",
-				(unsigned long long)send_msgs,
-				field(line, "send="));
+		/* reap what is still queued before judging */
+		done_seen = true;
+		memcpy(done_line, line, sizeof(done_line));
+	}
+	memcpy(line, done_line, sizeof(line));
+	writes_b = strtoull(field(line, "write="), NULL, 0);
+	if (writes_b) {
+		off = pattern_check(mr, writes_b, o->seed ^ 0x7777, 0);
+		if (off != writes_b) {
+			fprintf(stderr, "refpeer server: WRITE data differs at offset %llu\n",
+				(unsigned long long)off);
 			bad++;
 		}
-		sc_send("RESULT %s write=%llu send=%llu sendbytes=%llu\n",
-			bad ? "bad" : "ok", (unsigned long long)writes_b,
-			(unsigned long long)send_msgs,
-			(unsigned long long)send_bytes);
-		/* answer late duplicates for a moment */
-		for (i = 0; i < 50; i++)
-			rp_poll(ep, 2);
-		if (!o->quiet)
-			print_stats(ep, "server");
-		printf("refpeer server: %s: WRITE %llu bytes, %llu SENDs (%llu bytes) verified\n",
-		       bad ? "FAILED" : "ok", (unsigned long long)writes_b,
-		       (unsigned long long)send_msgs,
-		       (unsigned long long)send_bytes);
-		return bad ? 1 : 0;
 	}
+	if (strtoull(field(line, o->ud ? "ud=" : "send="), NULL, 0) !=
+	    send_msgs) {
+		fprintf(stderr, "refpeer server: %llu messages received, client sent %s\n",
+			(unsigned long long)send_msgs,
+			field(line, o->ud ? "ud=" : "send="));
+		bad++;
+	}
+	sc_send("RESULT %s write=%llu send=%llu sendbytes=%llu\n",
+		bad ? "bad" : "ok", (unsigned long long)writes_b,
+		(unsigned long long)send_msgs,
+		(unsigned long long)send_bytes);
+	/* answer late duplicates for a moment */
+	for (i = 0; i < 50; i++)
+		rp_poll(ep, 2);
+	if (!o->quiet)
+		print_stats(ep, "server");
+	printf("refpeer server: %s: WRITE %llu bytes, %llu %s (%llu bytes) verified\n",
+	       bad ? "FAILED" : "ok", (unsigned long long)writes_b,
+	       (unsigned long long)send_msgs,
+	       o->ud ? "datagrams" : "SENDs",
+	       (unsigned long long)send_bytes);
+	return bad ? 1 : 0;
 }
 
 /* post @count messages of one kind, keeping MAX_POSTED outstanding */
@@ -602,6 +626,56 @@ static int run_atomics(struct opts *o, struct rp_ep *ep)
 		return -1;
 	}
 	return 0;
+}
+
+/* UD: --bytes in datagrams of the MTU, paced so the receiver keeps up */
+static int run_ud_client(struct opts *o, struct rp_ep *ep)
+{
+	u32 mtu = o->cfg.mtu, len;
+	u64 n = (o->bytes + mtu - 1) / mtu, k, bytes = 0;
+	struct rp_wc wc[64];
+	char line[512];
+	u8 *buf;
+	int r;
+
+	buf = malloc(mtu);
+	if (!buf)
+		return 1;
+	for (k = 0; k < n; k++) {
+		len = o->bytes - k * mtu < mtu ? o->bytes - k * mtu : mtu;
+		pattern_fill(buf, len, o->seed ^ 0xd6, k * mtu);
+		if (rp_post_ud_send(ep, k, buf, len, o->cfg.qkey, true, k))
+			goto fail;
+		bytes += len;
+		while (rp_poll_cq(ep, wc, 64))
+			;
+		if (k % 256 == 255)
+			rp_poll(ep, 2);
+	}
+	sc_send("DONE write=0 ud=%llu\n", (unsigned long long)n);
+	for (;;) {
+		rp_poll(ep, 2);
+		r = sc_recv(line, sizeof(line), 0);
+		if (r < 0)
+			goto fail;
+		if (r > 0 && !strncmp(line, "RESULT", 6))
+			break;
+	}
+	if (strncmp(line, "RESULT ok", 9)) {
+		fprintf(stderr, "refpeer client: server says %s\n", line);
+		goto fail;
+	}
+	if (!o->quiet)
+		print_stats(ep, "client");
+	printf("refpeer client: ok: moved %llu bytes (ud, %llu datagrams), every byte verified\n",
+	       (unsigned long long)bytes, (unsigned long long)n);
+	free(buf);
+	return 0;
+fail:
+	print_stats(ep, "client");
+	printf("refpeer client: FAILED\n");
+	free(buf);
+	return 1;
 }
 
 static int run_client(struct opts *o, struct rp_ep *ep)
@@ -743,7 +817,14 @@ int main(int argc, char **argv)
 		o.peer_len = strtoull(field(line, "len="), NULL, 0);
 	}
 	rp_ep_connect(ep);
-	ret = o.server ? run_server(&o, ep) : run_client(&o, ep);
+	if (o.server)
+		ret = run_server(&o, ep);
+	else if (o.ud && sc_fd >= 0)
+		ret = run_ud_client(&o, ep);
+	else if (o.ud)
+		ret = 2;	/* UD needs the side channel's DONE/RESULT */
+	else
+		ret = run_client(&o, ep);
 	rp_ep_destroy(ep);
 	if (sc_fd >= 0)
 		close(sc_fd);

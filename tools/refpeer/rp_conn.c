@@ -114,6 +114,8 @@ static int cfg_check(const struct rp_cfg *c)
 {
 	if (c->paths < 1 || c->paths > RP_MAX_PATHS || c->sport_span < c->paths)
 		return -1;
+	if (c->ud && (c->paths != 1 || c->prot != METAROCE_PROT_NONE))
+		return -1;
 	if (c->window < METAROCE_WINDOW_MIN || c->window > METAROCE_WINDOW_MAX ||
 	    (c->window & (c->window - 1)))
 		return -1;
@@ -217,14 +219,14 @@ void rp_ep_destroy(struct rp_ep *ep)
 int rp_ep_connect(struct rp_ep *ep)
 {
 	ep->connected = true;
-	if (ep->cfg.hello)
+	if (ep->cfg.hello && !ep->cfg.ud)
 		rp_hello_start(ep);
 	return ep->dead ? -1 : 0;
 }
 
 bool rp_negotiated(struct rp_ep *ep)
 {
-	if (!ep->cfg.hello)
+	if (!ep->cfg.hello || ep->cfg.ud)
 		return true;
 	if (ep->cfg.prot != METAROCE_PROT_NONE)
 		return ep->crypto != NULL;
@@ -559,6 +561,35 @@ int rp_send_datagram(struct rp_ep *ep, const void *buf, size_t len,
 
 /* ---- receive ---- */
 
+/* a UD datagram: Q_Key check, the next receive WQE, a completion */
+static void ud_rx(struct rp_ep *ep, const struct mro_hdr *h, const u8 *payload)
+{
+	struct rp_wc wc = { 0 };
+	struct rp_rwqe *r;
+
+	if (h->deth.qkey != ep->cfg.qkey) {
+		ep->st.rx_drop_qkey++;
+		return;
+	}
+	if (ep->rq_head == ep->rq_tail) {
+		ep->st.rx_drop_no_wqe++;
+		return;
+	}
+	r = &ep->rq[ep->rq_head++ % RP_RQ_SIZE];
+	wc.wr_id = r->wr_id;
+	wc.opcode = RP_WC_RECV;
+	wc.byte_len = h->payload_len;
+	wc.src_qp = h->sqpn;
+	wc.with_imm = h->opcode == METAROCE_OP_UD_SEND_IMM;
+	wc.imm = h->deth.imm;
+	if (h->payload_len > r->len)
+		wc.status = RP_WC_LOC_LEN_ERR;
+	else
+		memcpy(r->buf, payload, h->payload_len);
+	rp_cq_push(ep, &wc);
+}
+
+
 static bool rx_refuse(struct rp_ep *ep, u64 *ctr, u16 sport, const char *why)
 {
 	(*ctr)++;
@@ -605,13 +636,23 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 		return;
 	}
 	h.ce = ce;
-	if (h.dqpn != ep->cfg.qpn || h.sqpn != ep->cfg.peer_qpn) {
+	if (h.dqpn != ep->cfg.qpn ||
+	    (!ep->cfg.ud && h.sqpn != ep->cfg.peer_qpn)) {
 		rx_refuse(ep, &ep->st.rx_drop_qp, sport, "qpn");
 		return;
 	}
-	if (h.opcode == METAROCE_OP_UD_SEND ||
-	    h.opcode == METAROCE_OP_UD_SEND_IMM) {
-		rx_refuse(ep, &ep->st.rx_drop_qp, sport, "UD opcode on RC QP");
+	if ((h.opcode == METAROCE_OP_UD_SEND ||
+	     h.opcode == METAROCE_OP_UD_SEND_IMM) != ep->cfg.ud) {
+		rx_refuse(ep, &ep->st.rx_drop_qp, sport,
+			  ep->cfg.ud ? "connected opcode on a UD QP" :
+				       "UD opcode on an RC QP");
+		return;
+	}
+	if (ep->cfg.ud) {
+		if (ep->rx_hook && !ep->rx_hook(ep->rx_hook_arg, &h,
+						buf + h.hdr_len, sport, NULL))
+			return;
+		ud_rx(ep, &h, buf + h.hdr_len);
 		return;
 	}
 	if (ep->dead)
@@ -656,6 +697,27 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 		rp_resp_rx(ep, &h, buf + h.hdr_len, ce);
 	else
 		rp_req_rx(ep, &h, buf + h.hdr_len);
+}
+
+int rp_post_ud_send(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
+		    u32 qkey, bool with_imm, u32 imm)
+{
+	struct rp_wc wc = { .wr_id = wr_id, .opcode = RP_WC_SEND,
+			    .byte_len = len };
+	struct mro_hdr h;
+
+	if (!ep->cfg.ud || ep->dead || len > ep->cfg.mtu)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	h.opcode = with_imm ? METAROCE_OP_UD_SEND_IMM : METAROCE_OP_UD_SEND;
+	h.flags = METAROCE_F_FIRST | METAROCE_F_LAST;
+	h.psn = ep->snd_nxt++;		/* a counter the receiver ignores */
+	h.deth.qkey = qkey;
+	h.deth.imm = with_imm ? imm : 0;
+	if (rp_xmit(ep, &h, buf, len, 0))
+		return -1;
+	rp_cq_push(ep, &wc);
+	return 0;
 }
 
 static int rx_drain(struct rp_ep *ep, int budget)
@@ -720,7 +782,7 @@ static void run_due(struct rp_ep *ep)
 
 	held_release(ep, now, false);
 	rp_hello_timer(ep, now);
-	if (ep->connected)
+	if (ep->connected && !ep->cfg.ud)
 		rp_req_timer(ep, now);
 }
 
@@ -738,6 +800,8 @@ int rp_poll(struct rp_ep *ep, int timeout_ms)
 		while (rx_drain(ep, 64) > 0 && !ep->dead) {
 			if (ep->connected)
 				rp_req_push(ep);
+			if (ep->cq_head != ep->cq_tail)
+				break;	/* let the caller reap and repost */
 		}
 		if (ep->connected && !ep->dead)
 			rp_req_push(ep);

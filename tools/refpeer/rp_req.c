@@ -645,7 +645,8 @@ void rp_req_push(struct rp_ep *ep)
 	u32 lim, psn;
 	u64 now;
 
-	if (ep->dead || (ep->cfg.prot != METAROCE_PROT_NONE && !ep->crypto))
+	if (ep->dead || ep->cfg.ud ||
+	    (ep->cfg.prot != METAROCE_PROT_NONE && !ep->crypto))
 		return;
 	now = rp_now_us();
 	if (ep->rnr_until) {

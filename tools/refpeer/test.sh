@@ -102,6 +102,8 @@ PATHS_WANT=8 expect_ok "none, 8 paths, 2% loss, 5% reordering, 16 MiB" \
 	--bytes 16M --paths 8 --drop 2 --reorder 5
 expect_ok "atomics (FETCH_ADD x17, CMP_SWAP) and read, 2% loss" \
 	--bytes 1M --drop 2 -- --bytes 1M --ops atomic,read --drop 2
+expect_ok "UD, 8 MiB in MTU datagrams with immediate" \
+	--ud -- --ud --bytes 8M
 PATHS_WANT=4 expect_ok "auth AES-128-GCM, 4 paths, 1% loss, 16 MiB" \
 	--bytes 16M --paths 4 --prot auth --key "$KEY16" --drop 1 -- \
 	--bytes 16M --paths 4 --prot auth --key "$KEY16" --drop 1
