@@ -81,6 +81,8 @@ void rp_ep_destroy(struct rp_ep *ep);
  * completions ready, or -1 once the connection has ended (rp_error()).
  */
 int rp_poll(struct rp_ep *ep, int timeout_ms);
+/* the receive socket, for a caller's own poll() beside others */
+int rp_ep_fd(struct rp_ep *ep);
 /* why the connection ended, or NULL while it is alive */
 const char *rp_error(struct rp_ep *ep);
 /* true once the HELLO exchange is done (or not needed) */

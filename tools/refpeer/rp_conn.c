@@ -93,6 +93,11 @@ const struct rp_stats *rp_stats(struct rp_ep *ep)
 	return &ep->st;
 }
 
+int rp_ep_fd(struct rp_ep *ep)
+{
+	return ep->rx_fd;
+}
+
 const char *rp_error(struct rp_ep *ep)
 {
 	return ep->dead ? ep->err : NULL;

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "refpeer.h"
+#include <stdlib.h>
+#include <arpa/inet.h>
+
+#include "rp_internal.h"
 
 static int fails;
 
@@ -114,6 +117,82 @@ static void codec(void)
 	       "codec: corrupted payload fails the CRC");
 }
 
+/* two ends of one connection, keyed as the HELLOs would key them */
+static void fake_pair(struct rp_ep *a, struct rp_ep *b, u8 prot)
+{
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	rp_cfg_default(&a->cfg);
+	inet_pton(AF_INET, "192.168.1.1", &a->cfg.local_ip);
+	inet_pton(AF_INET, "192.168.1.2", &a->cfg.peer_ip);
+	a->cfg.qpn = 0x11;
+	a->cfg.peer_qpn = 0x12;
+	a->cfg.sq_psn = 0x123456;
+	a->cfg.rq_psn = 0xabcdef;
+	a->cfg.prot = prot;
+	a->cfg.key_len = 32;
+	seq(a->cfg.key, 0, 32);
+	b->cfg = a->cfg;
+	b->cfg.local_ip = a->cfg.peer_ip;
+	b->cfg.peer_ip = a->cfg.local_ip;
+	b->cfg.qpn = 0x12;
+	b->cfg.peer_qpn = 0x11;
+	b->cfg.sq_psn = 0xabcdef;
+	b->cfg.rq_psn = 0x123456;
+	a->nonce = b->peer_nonce = 0xfedcba9876543210ULL;
+	b->nonce = a->peer_nonce = 0x0123456789abcdefULL;
+	a->chosen_key_id = b->chosen_key_id = 1;
+	a->kdf_peer_psn = b->cfg.sq_psn;
+	b->kdf_peer_psn = a->cfg.sq_psn;
+}
+
+static void protection(u8 prot, const char *name)
+{
+	struct rp_ep *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct rp_crypto *ca, *cb;
+	u8 pkt[128], copy[128], old[128];
+	char what[96];
+	int n = 0, i;
+
+	fake_pair(a, b, prot);
+	ca = rp_crypto_new(a);
+	cb = rp_crypto_new(b);
+	memset(pkt, 0x5a, 100);		/* 64 header bytes, 36 payload */
+	n = rp_crypto_seal(ca, pkt, 64, 100);
+	memcpy(copy, pkt, n);
+	memcpy(old, pkt, n);
+	snprintf(what, sizeof(what), "%s: sealed packet opens at the peer", name);
+	expect(n == 124 && !rp_crypto_open(cb, copy, 64, n) &&
+	       copy[99] == 0x5a, what);
+	snprintf(what, sizeof(what), "%s: payload %s on the wire", name,
+		 prot == METAROCE_PROT_ENCRYPT ? "encrypted" : "in clear");
+	expect((pkt[99] != 0x5a) == (prot == METAROCE_PROT_ENCRYPT), what);
+	memcpy(copy, pkt, n);
+	snprintf(what, sizeof(what), "%s: a replayed counter is refused", name);
+	expect(rp_crypto_open(cb, copy, 64, n) == -2, what);
+	for (i = 0; i < 1100; i++) {
+		memset(pkt, 0x5a, 100);
+		rp_crypto_seal(ca, pkt, 64, 100);
+	}
+	memcpy(copy, pkt, n);
+	copy[10] ^= 1;
+	snprintf(what, sizeof(what), "%s: an altered header fails the tag", name);
+	expect(rp_crypto_open(cb, copy, 64, n) == -1, what);
+	memcpy(copy, pkt, n);
+	copy[n - 1] ^= 1;
+	snprintf(what, sizeof(what), "%s: an altered counter fails the tag", name);
+	expect(rp_crypto_open(cb, copy, 64, n) == -1, what);
+	memcpy(copy, pkt, n);
+	expect(!rp_crypto_open(cb, copy, 64, n), "  and the genuine one opens");
+	/* counter 0 is now more than 1024 behind the highest accepted */
+	snprintf(what, sizeof(what), "%s: a counter 1024 behind is refused", name);
+	expect(rp_crypto_open(cb, old, 64, n) == -2, what);
+	rp_crypto_free(ca);
+	rp_crypto_free(cb);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	u8 ws[32];
@@ -133,6 +212,8 @@ int main(void)
 	rfc5869();
 	kdf_kat();
 	codec();
+	protection(METAROCE_PROT_AUTH, "auth");
+	protection(METAROCE_PROT_ENCRYPT, "encrypt");
 	printf("%d failed\n", fails);
 	return fails ? 1 : 0;
 }
