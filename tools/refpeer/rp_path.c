@@ -20,12 +20,15 @@
 static int bind_sport(struct rp_ep *ep, u16 sport)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int fd, buf = 4 << 20;
+	int fd, buf = 4 << 20, one = 1, pmtu = IP_PMTUDISC_DO;
 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	/* as the kernel sends: DF set, UDP checksum 0 (the CRC covers it) */
+	setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+	setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one));
 	sa.sin_addr = ep->cfg.local_ip;
 	sa.sin_port = htons(sport);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
