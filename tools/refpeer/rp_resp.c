@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * librefpeer: the responder side of an RC QP (protocol.rst, Receive
+ * validation, PSN semantics, Messages and receive WQEs, RDMA WRITE, RDMA
+ * READ, Atomics, Acknowledgements, NAK syndromes).
+ *
+ * The receive window is a bitmap of window PSNs from rcv_base, the next
+ * expected PSN.  Every data packet is placed on arrival, in any order, at
+ * its offset (SEND*: in the receive WQE its msn claims; WRITE*: in the MR
+ * at va + offset).  READ_REQs and atomics run when the window's base
+ * reaches them.  ACKs carry the cumulative PSN and a SACK of the next 128.
+ */
+#include <string.h>
+
+#include "rp_internal.h"
+
+static bool bit_get(struct rp_ep *ep, u32 psn)
+{
+	u32 i = psn & (ep->cfg.window - 1);
+
+	return (ep->rcv_bits[i / 64] >> (i % 64)) & 1;
+}
+
+static void bit_set(struct rp_ep *ep, u32 psn, bool on)
+{
+	u32 i = psn & (ep->cfg.window - 1);
+
+	if (on)
+		ep->rcv_bits[i / 64] |= 1ULL << (i % 64);
+	else
+		ep->rcv_bits[i / 64] &= ~(1ULL << (i % 64));
+}
+
+void rp_resp_init(struct rp_ep *ep)
+{
+	ep->rcv_base = ep->cfg.rq_psn;
+	ep->rcv_high = ep->cfg.rq_psn;
+}
+
+static void send_ack(struct rp_ep *ep, const struct mro_hdr *t, u8 syndrome,
+		     u8 nak_code, u32 nak_psn, bool dup)
+{
+	struct mro_hdr h;
+	u32 i, nbits = ep->cfg.sack_bits;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_ACK;
+	h.ack.syndrome = syndrome;
+	h.ack.nak_code = nak_code;
+	h.ack.cum_psn = ep->rcv_base;
+	h.ack.nak_psn = nak_psn;
+	h.ack.credit_psn = ep->rcv_base + ep->cfg.window;
+	if (nbits > METAROCE_SACK_BITS)
+		nbits = METAROCE_SACK_BITS;
+	h.ack.sack_bits = nbits;
+	for (i = 0; i < nbits && i + 1 < ep->cfg.window; i++)
+		if (bit_get(ep, ep->rcv_base + 1 + i))
+			h.ack.sack[i / 64] |= 1ULL << (i % 64);
+	h.ack.ts_echo = t->tsval;
+	h.ack.echo_path = t->path;
+	h.ack.echo_seq = t->path_seq;
+	h.ack.ecn_ce = ep->ecn_ce;
+	rp_xmit(ep, &h, NULL, 0, rp_path_reply(ep, t->path, dup));
+	ep->since_ack = 0;
+	ep->st.acks_sent++;
+}
+
+/* a request that would end the connection: only at the next expected PSN */
+static void nak(struct rp_ep *ep, const struct mro_hdr *h, u8 syndrome,
+		const char *why)
+{
+	if (h->psn != ep->rcv_base) {
+		ep->st.rx_drop_field++;		/* rx_drop_error_ahead */
+		return;
+	}
+	send_ack(ep, h, syndrome, 0, h->psn, false);
+	rp_fail(ep, "QP %u: %s at PSN %u: NAK sent, connection ended",
+		ep->cfg.qpn, why, h->psn);
+}
+
+static void complete_msgs(struct rp_ep *ep)
+{
+	struct rp_rmsg *m;
+	struct rp_rwqe *r;
+	struct rp_wc wc;
+
+	for (;;) {
+		m = &ep->rmsg[ep->rcv_msn % METAROCE_MSG_WINDOW];
+		if (!m->used || m->msn != ep->rcv_msn || !m->done)
+			return;
+		r = &ep->rq[ep->rq_head % RP_RQ_SIZE];
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = r->wr_id;
+		wc.byte_len = m->length;
+		wc.imm = m->imm;
+		wc.with_imm = m->opcode != METAROCE_OP_SEND;
+		wc.opcode = m->opcode == METAROCE_OP_WRITE_IMM ?
+			    RP_WC_RECV_RDMA_IMM : RP_WC_RECV;
+		if (m->len_err)
+			wc.status = RP_WC_LOC_LEN_ERR;
+		rp_cq_push(ep, &wc);
+		ep->rq_head++;
+		m->used = false;
+		ep->rcv_msn++;
+	}
+}
+
+/* READ: answer @h (READ_REQ at the base, or a remembered duplicate) */
+static void exec_read(struct rp_ep *ep, const struct mro_hdr *h, bool dup)
+{
+	const struct mro_msg_hdr *q = &h->msg;
+	u32 seg = q->imm, n, k, off, len;
+	struct rp_read_mem *rm;
+	struct mro_hdr r;
+	unsigned int slot;
+	u8 *src;
+
+	n = q->length ? (q->length + seg - 1) / seg : 1;
+	if (seg > ep->cfg.mtu || n > ep->cfg.window / 2) {
+		nak(ep, h, METAROCE_SYN_NAK_INVALID, "READ_REQ too large");
+		return;
+	}
+	if (!rp_mr_check(ep, q->rkey, q->va + q->offset, q->length,
+			 RP_ACCESS_REMOTE_READ)) {
+		if (!dup)
+			nak(ep, h, METAROCE_SYN_NAK_ACCESS, "READ access");
+		return;
+	}
+	slot = rp_path_reply(ep, h->path, false);
+	for (k = 0; k < n; k++) {
+		off = q->offset + k * seg;
+		len = q->length - k * seg < seg ? q->length - k * seg : seg;
+		src = (u8 *)(uintptr_t)(q->va + off);
+		memset(&r, 0, sizeof(r));
+		r.opcode = METAROCE_OP_READ_RESP;
+		r.psn = h->psn + k;
+		r.rresp.offset = off;
+		r.rresp.ts_echo = h->tsval;
+		if (!off)
+			r.flags |= METAROCE_F_FIRST;
+		if (k == n - 1)
+			r.flags |= METAROCE_F_LAST;
+		rp_xmit(ep, &r, src, len, slot);
+		if (!dup)
+			bit_set(ep, h->psn + k, true);
+	}
+	if (dup)
+		return;
+	rm = &ep->read_mem[ep->read_mem_rotor++ % RP_READ_MEMORY];
+	rm->used = true;
+	rm->psn = h->psn;
+	rm->npsn = n;
+	rm->va = q->va;
+	rm->rkey = q->rkey;
+	rm->seg = seg;
+	rm->offset = q->offset;
+	rm->length = q->length;
+}
+
+static void dup_read(struct rp_ep *ep, const struct mro_hdr *h)
+{
+	const struct mro_msg_hdr *q = &h->msg;
+	unsigned int i;
+
+	for (i = 0; i < RP_READ_MEMORY; i++) {
+		struct rp_read_mem *m = &ep->read_mem[i];
+		u32 k = h->psn - m->psn;
+
+		if (!m->used || m->va != q->va || m->rkey != q->rkey ||
+		    m->seg != q->imm || k >= m->npsn ||
+		    q->offset != m->offset + k * m->seg ||
+		    (u64)q->offset + q->length >
+		    (u64)m->offset + m->length)
+			continue;
+		exec_read(ep, h, true);
+		return;
+	}
+	ep->st.rx_drop_field++;		/* rx_drop_dup_req */
+}
+
+static void exec_atomic(struct rp_ep *ep, const struct mro_hdr *h)
+{
+	const struct mro_atomic_hdr *a = &h->atomic;
+	struct rp_atomic_mem *am;
+	struct mro_hdr r;
+	u64 *p, orig;
+
+	if (!rp_mr_check(ep, a->rkey, a->va, 8, RP_ACCESS_REMOTE_ATOMIC)) {
+		nak(ep, h, METAROCE_SYN_NAK_ACCESS, "atomic access");
+		return;
+	}
+	p = (u64 *)(uintptr_t)a->va;
+	orig = *p;
+	if (h->opcode == METAROCE_OP_CMP_SWAP) {
+		if (orig == a->compare)
+			*p = a->swap_add;
+	} else {
+		*p = orig + a->swap_add;
+	}
+	am = &ep->atomic_mem[ep->atomic_mem_rotor++ % RP_READ_MEMORY];
+	am->used = true;
+	am->psn = h->psn;
+	am->orig = orig;
+	memset(&r, 0, sizeof(r));
+	r.opcode = METAROCE_OP_ATOMIC_RESP;
+	r.psn = h->psn;
+	r.orig = orig;
+	r.flags = METAROCE_F_FIRST | METAROCE_F_LAST;
+	rp_xmit(ep, &r, NULL, 0, rp_path_reply(ep, h->path, false));
+	bit_set(ep, h->psn, true);
+}
+
+static void dup_atomic(struct rp_ep *ep, const struct mro_hdr *h)
+{
+	struct mro_hdr r;
+	unsigned int i;
+
+	for (i = 0; i < RP_READ_MEMORY; i++) {
+		if (!ep->atomic_mem[i].used || ep->atomic_mem[i].psn != h->psn)
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.opcode = METAROCE_OP_ATOMIC_RESP;
+		r.psn = h->psn;
+		r.orig = ep->atomic_mem[i].orig;
+		r.flags = METAROCE_F_FIRST | METAROCE_F_LAST;
+		rp_xmit(ep, &r, NULL, 0, rp_path_reply(ep, h->path, true));
+		return;
+	}
+	ep->st.rx_drop_field++;		/* rx_drop_dup_req */
+}
+
+static bool is_rdat(u8 op)
+{
+	return op == METAROCE_OP_READ_REQ || op == METAROCE_OP_CMP_SWAP ||
+	       op == METAROCE_OP_FETCH_ADD;
+}
+
+static void advance(struct rp_ep *ep);
+
+/*
+ * A READ_REQ or atomic at the window's base.  Its responses acknowledge
+ * it; the ACK its ACK_REQ asks for follows them once the base has moved
+ * past it, and carries the grant (credit_psn) the requester needs to go
+ * on: a READ-only stream gets no other ACK.
+ */
+static void exec(struct rp_ep *ep, const struct mro_hdr *h)
+{
+	if (h->opcode == METAROCE_OP_READ_REQ)
+		exec_read(ep, h, false);
+	else
+		exec_atomic(ep, h);
+	if (ep->dead)
+		return;
+	advance(ep);
+	if (h->flags & METAROCE_F_ACK_REQ)
+		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
+}
+
+static void advance(struct rp_ep *ep)
+{
+	unsigned int i;
+	bool again = true;
+
+	while (again && !ep->dead) {
+		again = false;
+		while (psn_lt(ep->rcv_base, ep->rcv_high) &&
+		       bit_get(ep, ep->rcv_base)) {
+			bit_set(ep, ep->rcv_base, false);
+			ep->rcv_base++;
+		}
+		for (i = 0; i < RP_MAX_PENDING; i++) {
+			struct rp_pending *p = &ep->pending[i];
+
+			if (!p->used || p->h.psn != ep->rcv_base)
+				continue;
+			p->used = false;
+			exec(ep, &p->h);
+			if (psn_lt(ep->rcv_high, ep->rcv_base + 1))
+				ep->rcv_high = ep->rcv_base + 1;
+			again = true;
+			break;
+		}
+	}
+	/* a READ's response PSNs may reach past everything seen */
+	while (bit_get(ep, ep->rcv_base) && !ep->dead) {
+		bit_set(ep, ep->rcv_base, false);
+		ep->rcv_base++;
+	}
+	if (psn_lt(ep->rcv_high, ep->rcv_base))
+		ep->rcv_high = ep->rcv_base;
+}
+
+/* returns false if the packet must not be marked received */
+static bool place_msg(struct rp_ep *ep, const struct mro_hdr *h,
+		      const u8 *payload)
+{
+	const struct mro_msg_hdr *q = &h->msg;
+	u32 ahead = q->msn - ep->rcv_msn;
+	struct rp_rmsg *m;
+	struct rp_rwqe *r;
+	u32 idx;
+
+	if (ahead >= METAROCE_MSG_WINDOW) {
+		ep->st.rx_drop_window++;
+		return false;
+	}
+	m = &ep->rmsg[q->msn % METAROCE_MSG_WINDOW];
+	if (m->used && (m->msn != q->msn || m->opcode != h->opcode ||
+			m->length != q->length)) {
+		ep->st.rx_drop_field++;
+		return false;
+	}
+	if (!m->used) {
+		idx = ep->rq_head + ahead;
+		if (psn_le(ep->rq_tail, idx)) {
+			/* no receive WQE: RNR NAK, not marked received */
+			send_ack(ep, h, METAROCE_SYN_RNR_NAK, 1, h->psn, false);
+			return false;
+		}
+		memset(m, 0, sizeof(*m));
+		m->used = true;
+		m->msn = q->msn;
+		m->opcode = h->opcode;
+		m->length = q->length;
+		m->imm = q->imm;
+		m->rq = idx;
+		r = &ep->rq[idx % RP_RQ_SIZE];
+		if (h->opcode != METAROCE_OP_WRITE_IMM && q->length > r->len)
+			m->len_err = true;
+	}
+	r = &ep->rq[m->rq % RP_RQ_SIZE];
+	if (h->opcode == METAROCE_OP_WRITE_IMM) {
+		if (!rp_mr_check(ep, q->rkey, q->va + q->offset,
+				 h->payload_len, RP_ACCESS_REMOTE_WRITE)) {
+			nak(ep, h, METAROCE_SYN_NAK_ACCESS, "WRITE_IMM access");
+			return false;
+		}
+		memcpy((u8 *)(uintptr_t)(q->va + q->offset), payload,
+		       h->payload_len);
+	} else if (!m->len_err) {
+		memcpy(r->buf + q->offset, payload, h->payload_len);
+	}
+	m->got += h->payload_len;
+	if (m->got == m->length)
+		m->done = true;
+	return true;
+}
+
+void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
+		bool ce)
+{
+	s32 d = psn_diff(h->psn, ep->rcv_base);
+	u32 high_before = ep->rcv_high;
+	bool ack = false, placed = true;
+	unsigned int i;
+
+	if (h->opcode == METAROCE_OP_PROBE) {
+		if (!(h->flags & METAROCE_F_ACK_REQ)) {
+			ep->st.rx_drop_field++;
+			return;
+		}
+		if (d > (s32)ep->cfg.window || d < -(s32)ep->cfg.window) {
+			ep->st.rx_drop_window++;
+			return;
+		}
+		if (ce)
+			ep->ecn_ce++;
+		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
+		return;
+	}
+	if (d >= (s32)ep->cfg.window || d < -65536) {
+		ep->st.rx_drop_window++;
+		return;
+	}
+	if (h->flags & METAROCE_F_ACK_PIGGY)
+		rp_req_apply_cum(ep, h->ack_psn);
+	if (d < 0 || bit_get(ep, h->psn)) {
+		ep->st.rx_duplicate++;
+		if (h->opcode == METAROCE_OP_READ_REQ)
+			dup_read(ep, h);
+		else if (is_rdat(h->opcode))
+			dup_atomic(ep, h);
+		else
+			send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, true);
+		return;
+	}
+	if (d > 0 || psn_lt(h->psn, ep->rcv_high))
+		ep->st.rx_out_of_order++;
+	if (ce)
+		ep->ecn_ce++;
+
+	switch (h->opcode) {
+	case METAROCE_OP_SEND:
+	case METAROCE_OP_SEND_IMM:
+	case METAROCE_OP_WRITE_IMM:
+		placed = place_msg(ep, h, payload);
+		break;
+	case METAROCE_OP_WRITE:
+		if (!rp_mr_check(ep, h->msg.rkey, h->msg.va + h->msg.offset,
+				 h->payload_len, RP_ACCESS_REMOTE_WRITE)) {
+			nak(ep, h, METAROCE_SYN_NAK_ACCESS, "WRITE access");
+			return;
+		}
+		memcpy((u8 *)(uintptr_t)(h->msg.va + h->msg.offset), payload,
+		       h->payload_len);
+		break;
+	case METAROCE_OP_READ_REQ:
+	case METAROCE_OP_CMP_SWAP:
+	case METAROCE_OP_FETCH_ADD:
+		if (psn_lt(ep->rcv_high, h->psn + 1))
+			ep->rcv_high = h->psn + 1;
+		if (h->psn == ep->rcv_base) {
+			exec(ep, h);
+			advance(ep);
+			complete_msgs(ep);
+			return;
+		}
+		for (i = 0; i < RP_MAX_PENDING; i++)
+			if (ep->pending[i].used && ep->pending[i].h.psn == h->psn)
+				return;	/* already waiting for its turn */
+		for (i = 0; i < RP_MAX_PENDING; i++) {
+			if (ep->pending[i].used)
+				continue;
+			ep->pending[i].used = true;
+			ep->pending[i].h = *h;
+			break;
+		}
+		/* opens a hole ahead of it: tell the sender at once */
+		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
+		return;
+	default:
+		/* SEND_INV, FLUSH, ATOMIC_WRITE: not implemented here */
+		ep->st.rx_drop_field++;
+		return;
+	}
+	if (!placed || ep->dead)
+		return;
+	bit_set(ep, h->psn, true);
+	if (psn_le(ep->rcv_high, h->psn))
+		ep->rcv_high = h->psn + 1;
+	advance(ep);
+	complete_msgs(ep);
+
+	ep->since_ack++;
+	if (h->flags & METAROCE_F_ACK_REQ)
+		ack = true;
+	else if (psn_lt(high_before, h->psn) || psn_lt(h->psn, high_before - 1))
+		ack = true;	/* opens or fills a hole */
+	else if (h->psn % ep->cfg.ack_every == ep->cfg.ack_every - 1u)
+		ack = true;
+	else if (ep->since_ack >= ep->cfg.ack_every)
+		ack = true;
+	if (ack)
+		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
+}

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef REFPEER_SHIM_KUNIT_VISIBILITY_H
+#define REFPEER_SHIM_KUNIT_VISIBILITY_H
+
+#define EXPORT_SYMBOL_IF_KUNIT(sym)
+
+#endif
