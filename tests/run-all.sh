@@ -9,6 +9,8 @@
 #   1. lint        scripts/lint.sh (checkpatch --strict, file sizes, ...)
 #   1b. wireshark  tests/wireshark/run.sh: the dissector against a capture
 #                  of known contents (tshark on this host)
+#   1c. refpeer    tools/refpeer's self test and peer-vs-peer cases over
+#                  this host's loopback (libssl-dev)
 #   2. build       scripts/matrix.sh: W=1 C=1 builds for Debian 12 (6.1) and
 #                  Debian 13 (6.12), each in the rootfs its VMs boot
 #   3. kunit       tests/kunit/run.sh (UML, linux-source-6.12)
@@ -144,6 +146,7 @@ hint() {
     case $n in
         lint) logf=lint.log; cmd="tests/run-all.sh --only lint" ;;
         wireshark) logf=wireshark.log; cmd="tests/run-all.sh --only wireshark" ;;
+        refpeer) logf=refpeer.log; cmd="tests/run-all.sh --only refpeer" ;;
         build-matrix)
             logf=matrix.log; cmd="tests/run-all.sh --only build --dists $(q "$dists")" ;;
         kunit) logf=kunit.log; res=kunit; cmd="tests/run-all.sh --only kunit" ;;
@@ -176,6 +179,7 @@ hint() {
 steps=()
 want lint && steps+=(lint)
 want wireshark && steps+=(wireshark)
+want refpeer && steps+=(refpeer)
 want build && steps+=(build-matrix)
 want kunit && steps+=(kunit)
 if want vm; then
@@ -379,6 +383,18 @@ if want wireshark; then
     rc=$?
     tail -n 1 "$OUT/wireshark.log"
     record wireshark $rc
+fi
+
+if want refpeer; then
+    step_start refpeer
+    {
+        dpkg -s libssl-dev >/dev/null 2>&1 ||
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q libssl-dev
+        make -s -C tools/refpeer check
+    } >"$OUT/refpeer.log" 2>&1
+    rc=$?
+    tail -n 1 "$OUT/refpeer.log"
+    record refpeer $rc
 fi
 
 if want build; then
