@@ -15,7 +15,8 @@
  *
  * The two ends of the connection are sorted: each end is encoded as 32
  * bytes, its GID (16 bytes, as on the wire), its QPN (4 bytes,
- * big-endian), the first PSN it sends with (4 bytes, big-endian) and its
+ * big-endian), the first PSN it sends with (4 bytes, big-endian; the
+ * driver passes 0 for both ends, protocol.rst, Packet protection) and its
  * HELLO nonce (8 bytes, big-endian), and the end whose encoding is lower
  * in unsigned byte order (memcmp) is "lo", the other "hi".  Both ends of a
  * connection thereby build the same info strings, whichever of them is
