@@ -153,11 +153,11 @@ struct rp_crypto *rp_crypto_new(struct rp_ep *ep)
 		return NULL;
 	rp_ipv4_gid(ep->cfg.local_ip, me.gid);
 	me.qpn = ep->cfg.qpn;
-	me.psn = ep->cfg.sq_psn;
+	me.psn = 0;	/* both PSN fields are 0 (protocol.rst, Keys) */
 	me.nonce = ep->nonce;
 	rp_ipv4_gid(ep->cfg.peer_ip, peer.gid);
 	peer.qpn = ep->cfg.peer_qpn;
-	peer.psn = ep->kdf_peer_psn;
+	peer.psn = 0;
 	peer.nonce = ep->peer_nonce;
 	if (rp_kdf_conn_keys(ep->cfg.key, ep->cfg.key_len, ep->chosen_key_id,
 			     &me, &peer, ktx, krx, ep->cfg.key_len))

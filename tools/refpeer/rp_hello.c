@@ -164,7 +164,6 @@ void rp_hello_rx(struct rp_ep *ep, const struct mro_hdr *h)
 			return;
 		}
 		ep->chosen_key_id = key;
-		ep->kdf_peer_psn = h->psn;
 		ep->crypto = rp_crypto_new(ep);
 		if (!ep->crypto) {
 			rp_fail(ep, "QP %u: key derivation failed", ep->cfg.qpn);

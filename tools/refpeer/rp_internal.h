@@ -151,7 +151,6 @@ struct rp_ep {
 	u64 hello_due_us;
 	u32 hello_ivl_us;
 	u8 chosen_key_id;
-	u32 kdf_peer_psn;	/* the peer's first PSN as its HELLO said */
 	struct rp_crypto *crypto;	/* NULL until keyed (or prot none) */
 
 	/* requester */

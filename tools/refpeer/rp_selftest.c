@@ -142,8 +142,6 @@ static void fake_pair(struct rp_ep *a, struct rp_ep *b, u8 prot)
 	a->nonce = b->peer_nonce = 0xfedcba9876543210ULL;
 	b->nonce = a->peer_nonce = 0x0123456789abcdefULL;
 	a->chosen_key_id = b->chosen_key_id = 1;
-	a->kdf_peer_psn = b->cfg.sq_psn;
-	b->kdf_peer_psn = a->cfg.sq_psn;
 }
 
 static void protection(u8 prot, const char *name)
