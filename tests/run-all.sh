@@ -54,7 +54,7 @@ only=""
 with=""
 optin="debug bench"
 debug_scenarios="device verbs datacheck protect nvme fuzz"
-# make test: the core scenarios (48 min on a clean clone, warm caches)
+# make test: the core scenarios (52 min on a clean clone, warm caches)
 scenarios="device devkey verbs datacheck protect pyverbs hostile nvme install"
 once_scenarios="fabric nfs quickstart"
 # make test-full adds: fabric, nfs and fuzz on every dist, and the long scenarios
