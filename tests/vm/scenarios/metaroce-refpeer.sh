@@ -28,7 +28,7 @@ RP=$LAB_FILES/refpeer
 KS=$LAB_FILES/kside
 P1=/sys/class/infiniband/mr1/ports/1/metaroce
 MSG=64K
-LIMIT=240
+LIMIT=150
 SPEC_DROPS="rx_drop_crc rx_drop_field rx_drop_hdr_len rx_drop_auth rx_drop_length
 rx_drop_opcode rx_drop_version rx_drop_short rx_drop_sport"
 
