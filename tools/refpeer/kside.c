@@ -537,10 +537,10 @@ static int run_server(struct kside *k)
 		}
 		if (sc_ready && sc_get(k, line, sizeof(line), 0) &&
 		    !strncmp(line, "DONE", 4)) {
-			/* what is still in the CQ counts: 50 ms without one */
+			/* what is still in the CQ counts: 500 ms without one */
 			memcpy(done, line, sizeof(done));
 			seen_done = true;
-			quiet_until = now() + 0.05;
+			quiet_until = now() + 0.5;
 		}
 	}
 	writes = sc_num(done, "write");
