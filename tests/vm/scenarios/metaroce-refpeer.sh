@@ -15,7 +15,9 @@
 # both ends report every byte verified and a nonzero amount moved; where
 # no loss is injected, mr1's drop counters that would show the two reading
 # the wire differently (rx_drop_crc, _field, _hdr_len, _auth, _length,
-# _opcode, _version, _short, _sport) stay 0 and refpeer refused nothing.
+# _opcode, _version, _short, _sport) stay 0, refpeer refused nothing and
+# no socket dropped a datagram for a full buffer.  Other key bytes at the
+# peer: nothing moves and mr1 refuses the peer's packets.
 #
 # Files (--files): metaroce.ko, metaroce-lib.sh, refpeer and kside (built
 # on the host: make -C tools/refpeer refpeer kside).
@@ -65,6 +67,14 @@ spec_grown() {
     return $rc
 }
 
+# rcvbuf_errors NS: UDP datagrams NS's sockets dropped for a full receive
+# buffer (a loss no netem injected)
+rcvbuf_errors() {
+    # shellcheck disable=SC2016
+    ip netns exec "$1" awk '$1 == "Udp:" { if (!n) { for (i = 2; i <= NF; i++) c[$i] = i; n = 1 }
+        else print $c["RcvbufErrors"] }' /proc/net/snmp
+}
+
 # netem ARGS...: the same netem on h1's and h2's eth0 ("" removes it)
 netem() {
     local h
@@ -96,12 +106,13 @@ PROT_ARGS=()
 # (kside runs OPS).  LOSSY 0: no loss injected, so the spec counters and
 # refpeer's refusals must stay 0.  Logs: NAME-kside.log, NAME-refpeer.log.
 run_case() {
-    local name=$1 dir=$2 ops=$3 bytes=$4 lossy=$5 srv rc t0 snap kl rl
+    local name=$1 dir=$2 ops=$3 bytes=$4 lossy=$5 srv rc t0 snap kl rl rb1 rb2
     shift 5
     tcp=$((tcp + 1))
     kl=$LAB_WORK/$name-kside.log
     rl=$LAB_WORK/$name-refpeer.log
     snap=$(mro_snap mr1)
+    rb1=$(rcvbuf_errors h1) rb2=$(rcvbuf_errors h2)
     t0=$SECONDS
     if [ "$dir" = in ]; then
         ip netns exec h1 timeout -k 5 $LIMIT "$KS" --server --listen $tcp -d mr1 -g "$G1" \
@@ -137,6 +148,10 @@ run_case() {
         lab_check_grep "$name-refpeer" '^refpeer server: ok: WRITE [1-9][0-9]* bytes, [1-9][0-9]* SENDs \([1-9][0-9]* bytes\) verified' cat "$rl"
     fi
     if [ "$lossy" = 0 ]; then
+        # nothing lost on the way either: no socket of either namespace
+        # dropped a datagram for a full buffer
+        lab_check "$name-no-rcvbuf-drops" test $(($(rcvbuf_errors h1) - rb1)) -eq 0 \
+            -a $(($(rcvbuf_errors h2) - rb2)) -eq 0
         lab_check "$name-no-spec-drops" spec_grown "$snap"
         lab_check_grep "$name-refpeer-refused-nothing" \
             'drops wire 0 auth 0 replay 0 unkeyed 0 ' cat "$rl"
@@ -182,6 +197,26 @@ done
 lab_check encrypt-loss1-netem netem "loss 1%"
 run_case in-encrypt-loss1 in write,send,read 2M 1
 netem ""
+# other key bytes at the peer under the same id: nothing may move, and mr1
+# must refuse the peer's packets as unauthentic
+head -c 32 /dev/urandom >"$LAB_WORK/key-other"
+OTHERHEX=$(od -An -tx1 -v "$LAB_WORK/key-other" | tr -d ' \n')
+auth0=$(mro_counter mr1 rx_drop_auth)
+tcp=$((tcp + 1))
+ip netns exec h1 timeout -k 5 60 "$KS" --server --listen $tcp -d mr1 -g "$G1" --port "$MRO_PORT" \
+    --bytes 1M --msg $MSG -T 50 >"$LAB_WORK/wrong-key-kside.log" 2>&1 &
+srv=$!
+mro_wait_listen h1 $tcp 30
+ip netns exec h2 timeout -k 5 60 "$RP" --client -l 10.98.0.2 --connect 10.98.0.1:$tcp \
+    --port "$MRO_PORT" --bytes 1M --msg $MSG --ops write --prot encrypt --key "$OTHERHEX" \
+    --key-id 1 --retry 3 >"$LAB_WORK/wrong-key-refpeer.log" 2>&1
+kill "$srv" 2>/dev/null
+wait "$srv"
+cp "$LAB_WORK/wrong-key-kside.log" "$LAB_WORK/wrong-key-refpeer.log" "$LAB_OUT/"
+lab_check_grep wrong-key-refpeer-fails '^refpeer client: FAILED' cat "$LAB_WORK/wrong-key-refpeer.log"
+lab_check wrong-key-kernel-refuses test "$(mro_counter mr1 rx_drop_auth)" -gt "$auth0"
+lab_check_grep wrong-key-logged 'mr1: QP [0-9]+: a packet from peer QP [0-9]+ fails authentication under key id 1: the peer has another key of that id' dmesg
+
 lab_check protection-none put "$P1/protection" none
 PROT_ARGS=()
 
