@@ -369,7 +369,7 @@ static void print_stats(struct rp_ep *ep, const char *who)
 		fprintf(stderr, " %u", rp_path_sport(ep, i));
 	fputc('\n', stderr);
 
-	fprintf(stderr, "refpeer %s: tx %llu pkts (sim drop %llu, sim reorder %llu), rx %llu, retx %llu, rto %llu, tlp %llu, acks %llu/%llu, dup %llu, ooo %llu, drops wire %llu auth %llu replay %llu unkeyed %llu no-wqe %llu\n",
+	fprintf(stderr, "refpeer %s: tx %llu pkts (sim drop %llu, sim reorder %llu), rx %llu, retx %llu, rto %llu, tlp %llu, acks %llu/%llu, dup %llu, ooo %llu, drops wire %llu auth %llu replay %llu unkeyed %llu no-wqe %llu field %llu\n",
 		who, (unsigned long long)s->tx_pkts,
 		(unsigned long long)s->tx_dropped_sim,
 		(unsigned long long)s->tx_reordered_sim,
@@ -385,7 +385,8 @@ static void print_stats(struct rp_ep *ep, const char *who)
 		(unsigned long long)s->rx_drop_auth,
 		(unsigned long long)s->rx_drop_replay,
 		(unsigned long long)s->rx_drop_unkeyed,
-		(unsigned long long)s->rx_drop_no_wqe);
+		(unsigned long long)s->rx_drop_no_wqe,
+		(unsigned long long)s->rx_drop_field);
 }
 
 static int run_server(struct opts *o, struct rp_ep *ep)
