@@ -280,7 +280,7 @@ step_done() {
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# ucstream, collective, ringrace, mrofuzz, mroblind, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
+# ucstream, collective, ringrace, mrofuzz, mroblind, refpeer and kside, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
 # mro-paths, mpicoll.c (compiled in the guest), for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
 # metaroce-src.tar.gz, made by make dist; the module index, metaroce-depmod.tar);
 # prints the dir
@@ -295,6 +295,8 @@ vm_files() {
     [ -x tools/ringrace/ringrace ] && cp tools/ringrace/ringrace "$files/"
     [ -x tools/mrofuzz/mrofuzz ] && cp tools/mrofuzz/mrofuzz "$files/"
     [ -x tools/mroblind/mroblind ] && cp tools/mroblind/mroblind "$files/"
+    [ -x tools/refpeer/refpeer ] && [ -x tools/refpeer/kside ] &&
+        cp tools/refpeer/refpeer tools/refpeer/kside "$files/"
     cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
     cp tools/mpicoll/mpicoll.c "$files/"
     cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \
@@ -426,6 +428,11 @@ if want vm || want debug; then
     make -C tools/ringrace >"$OUT/ringrace-build.log" 2>&1 || record ringrace-build 1
     make -C tools/mrofuzz >"$OUT/mrofuzz-build.log" 2>&1 || record mrofuzz-build 1
     make -C tools/mroblind >"$OUT/mroblind-build.log" 2>&1 || record mroblind-build 1
+    # the reference peer and its kernel-side program (metaroce-refpeer)
+    { dpkg -s libssl-dev >/dev/null 2>&1 ||
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q libssl-dev >/dev/null; } &&
+        make -C tools/refpeer refpeer kside >"$OUT/refpeer-kside-build.log" 2>&1 ||
+        record refpeer-kside-build 1
 fi
 
 if want vm; then

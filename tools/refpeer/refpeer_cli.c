@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 
 #include "refpeer.h"
+#include "rp_pattern.h"
 
 #define MAX_POSTED	64
 #define RECV_DEPTH	128
@@ -43,37 +44,6 @@ struct opts {
 	u64 seed;
 	bool quiet;
 };
-
-static u64 mix64(u64 x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-/* the byte at absolute offset o of stream @seed is byte o % 8 of word o / 8 */
-static void pattern_fill(u8 *buf, u64 len, u64 seed, u64 off)
-{
-	u64 i, w;
-
-	for (i = 0; i < len; i++) {
-		w = mix64(seed + (off + i) / 8);
-		buf[i] = w >> (8 * ((off + i) % 8));
-	}
-}
-
-static u64 pattern_check(const u8 *buf, u64 len, u64 seed, u64 off)
-{
-	u64 i, w;
-
-	for (i = 0; i < len; i++) {
-		w = mix64(seed + (off + i) / 8);
-		if (buf[i] != (u8)(w >> (8 * ((off + i) % 8))))
-			return i;
-	}
-	return len;
-}
 
 static u64 parse_size(const char *s)
 {
@@ -399,7 +369,7 @@ static void print_stats(struct rp_ep *ep, const char *who)
 		fprintf(stderr, " %u", rp_path_sport(ep, i));
 	fputc('\n', stderr);
 
-	fprintf(stderr, "refpeer %s: tx %llu pkts (sim drop %llu, sim reorder %llu), rx %llu, retx %llu, rto %llu, tlp %llu, acks %llu/%llu, dup %llu, ooo %llu, drops wire %llu auth %llu replay %llu unkeyed %llu no-wqe %llu\n",
+	fprintf(stderr, "refpeer %s: tx %llu pkts (sim drop %llu, sim reorder %llu), rx %llu, retx %llu, rto %llu, tlp %llu, acks %llu/%llu, dup %llu, ooo %llu, drops wire %llu auth %llu replay %llu unkeyed %llu no-wqe %llu field %llu\n",
 		who, (unsigned long long)s->tx_pkts,
 		(unsigned long long)s->tx_dropped_sim,
 		(unsigned long long)s->tx_reordered_sim,
@@ -415,7 +385,8 @@ static void print_stats(struct rp_ep *ep, const char *who)
 		(unsigned long long)s->rx_drop_auth,
 		(unsigned long long)s->rx_drop_replay,
 		(unsigned long long)s->rx_drop_unkeyed,
-		(unsigned long long)s->rx_drop_no_wqe);
+		(unsigned long long)s->rx_drop_no_wqe,
+		(unsigned long long)s->rx_drop_field);
 }
 
 static int run_server(struct opts *o, struct rp_ep *ep)
@@ -436,7 +407,7 @@ static int run_server(struct opts *o, struct rp_ep *ep)
 		      (o->ud ? o->cfg.mtu : o->msg));
 	if (!mr || !rbuf)
 		return 1;
-	pattern_fill(mr, len, o->seed ^ 0xaaaa, 0);
+	rp_pat_fill(mr, len, o->seed ^ RP_PAT_REGION, 0);
 	rkey = rp_reg_mr(ep, mr, len + 64, RP_ACCESS_REMOTE_WRITE |
 			 RP_ACCESS_REMOTE_READ | RP_ACCESS_REMOTE_ATOMIC);
 	if (o->ud)	/* datagrams of at most the MTU, a deeper queue */
@@ -477,8 +448,8 @@ static int run_server(struct opts *o, struct rp_ep *ep)
 				if (o->ud && (!wc[i].with_imm ||
 					      wc[i].src_qp != o->cfg.peer_qpn))
 					bad++;
-				if (pattern_check(b, wc[i].byte_len,
-						  o->seed ^ (o->ud ? 0xd6 : 0x5e4d),
+				if (rp_pat_check(b, wc[i].byte_len,
+						  o->seed ^ (o->ud ? RP_PAT_UD : RP_PAT_SEND),
 						  k * o->msg) != wc[i].byte_len)
 					bad++;
 				send_msgs++;
@@ -504,7 +475,7 @@ static int run_server(struct opts *o, struct rp_ep *ep)
 	memcpy(line, done_line, sizeof(line));
 	writes_b = strtoull(field(line, "write="), NULL, 0);
 	if (writes_b) {
-		off = pattern_check(mr, writes_b, o->seed ^ 0x7777, 0);
+		off = rp_pat_check(mr, writes_b, o->seed ^ RP_PAT_WRITE, 0);
 		if (off != writes_b) {
 			fprintf(stderr, "refpeer server: WRITE data differs at offset %llu\n",
 				(unsigned long long)off);
@@ -643,7 +614,7 @@ static int run_ud_client(struct opts *o, struct rp_ep *ep)
 		return 1;
 	for (k = 0; k < n; k++) {
 		len = o->bytes - k * mtu < mtu ? o->bytes - k * mtu : mtu;
-		pattern_fill(buf, len, o->seed ^ 0xd6, k * mtu);
+		rp_pat_fill(buf, len, o->seed ^ RP_PAT_UD, k * mtu);
 		if (rp_post_ud_send(ep, k, buf, len, o->cfg.qkey, true, k))
 			goto fail;
 		bytes += len;
@@ -700,13 +671,13 @@ static int run_client(struct opts *o, struct rp_ep *ep)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t0 = ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
 	if (o->op_write) {
-		pattern_fill(src, len, o->seed ^ 0x7777, 0);
+		rp_pat_fill(src, len, o->seed ^ RP_PAT_WRITE, 0);
 		if (client_phase(o, ep, 0, src, len))
 			goto fail;
 		moved += len;
 	}
 	if (o->op_send) {
-		pattern_fill(src, len, o->seed ^ 0x5e4d, 0);
+		rp_pat_fill(src, len, o->seed ^ RP_PAT_SEND, 0);
 		if (client_phase(o, ep, 1, src, len))
 			goto fail;
 		nsend = (len + o->msg - 1) / o->msg;
@@ -716,8 +687,8 @@ static int run_client(struct opts *o, struct rp_ep *ep)
 		dst = calloc(1, len ? len : 8);
 		if (!dst || client_phase(o, ep, 2, dst, len))
 			goto fail;
-		off = pattern_check(dst, len, o->seed ^ (o->op_write ? 0x7777 :
-							   0xaaaa), 0);
+		off = rp_pat_check(dst, len, o->seed ^ (o->op_write ? RP_PAT_WRITE :
+							   RP_PAT_REGION), 0);
 		if (off != len) {
 			fprintf(stderr, "refpeer client: READ data differs at offset %llu\n",
 				(unsigned long long)off);

@@ -179,7 +179,14 @@ struct rp_ep *rp_ep_create(const struct rp_cfg *cfg)
 	if (ep->rx_fd < 0)
 		goto fail;
 	setsockopt(ep->rx_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	setsockopt(ep->rx_fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	/*
+	 * Past net.core.rmem_max when privileged (the source ports need
+	 * root anyway): at its default of 208 KiB a window of READ
+	 * responses overflows the socket, and each loss costs a
+	 * retransmission.
+	 */
+	if (setsockopt(ep->rx_fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(ep->rx_fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	setsockopt(ep->rx_fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
 	sa.sin_addr = cfg->local_ip;
 	sa.sin_port = htons(cfg->port);

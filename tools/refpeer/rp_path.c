@@ -25,7 +25,9 @@ static int bind_sport(struct rp_ep *ep, u16 sport)
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	/* past net.core.wmem_max when privileged, as the receive socket */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	/* as the kernel sends: DF set, UDP checksum 0 (the CRC covers it) */
 	setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
 	setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one));

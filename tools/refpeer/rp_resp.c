@@ -146,6 +146,23 @@ static void exec_read(struct rp_ep *ep, const struct mro_hdr *h, bool dup)
 	}
 	if (dup)
 		return;
+	/*
+	 * The READ_REQs of one READ (consecutive PSNs and offsets, the same
+	 * address, key and segment size) extend one remembered READ, as they
+	 * take one responder resource (protocol.rst, "Responder resources"):
+	 * a requester that splits a READ into many small READ_REQs (a small
+	 * congestion window) may resend for any of them while it has
+	 * max_rd_atomic READs outstanding.
+	 */
+	rm = &ep->read_mem[(ep->read_mem_rotor + RP_READ_MEMORY - 1) %
+			   RP_READ_MEMORY];
+	if (rm->used && rm->va == q->va && rm->rkey == q->rkey &&
+	    rm->seg == seg && h->psn == rm->psn + rm->npsn &&
+	    q->offset == rm->offset + rm->length) {
+		rm->npsn += n;
+		rm->length += q->length;
+		return;
+	}
 	rm = &ep->read_mem[ep->read_mem_rotor++ % RP_READ_MEMORY];
 	rm->used = true;
 	rm->psn = h->psn;
