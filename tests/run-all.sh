@@ -57,9 +57,9 @@ debug_scenarios="device verbs datacheck protect nvme fuzz"
 # make test: the core scenarios (52 min on a clean clone, warm caches)
 scenarios="device devkey verbs datacheck protect pyverbs hostile nvme install"
 once_scenarios="fabric nfs quickstart"
-# make test-full adds: fabric, nfs and fuzz on every dist, and the long scenarios
+# make test-full adds: fabric, nfs, fuzz and refpeer on every dist, and the long scenarios
 # whose checks do not depend on the kernel on the first dist
-full_scenarios="fabric nfs fuzz"
+full_scenarios="fabric nfs fuzz refpeer"
 full_once_scenarios="paths netdevs apps mpi collective bond blind quickstart"
 # trixie's pyverbs (rdma-core 56) gates like the rest; on the debug kernel
 # (opt-in) it is reported only
