@@ -340,6 +340,33 @@ static int sc_recv(char *out, size_t room, int timeout_ms)
 	}
 }
 
+/*
+ * The client's wait for the server's RESULT line, running the endpoint
+ * meanwhile: 0 if it says ok, -1 if it says otherwise or the side
+ * channel closed (both reported on stderr).
+ */
+static int sc_wait_result(struct rp_ep *ep)
+{
+	char line[512];
+	int r;
+
+	for (;;) {
+		rp_poll(ep, 2);
+		r = sc_recv(line, sizeof(line), 0);
+		if (r < 0) {
+			fprintf(stderr, "refpeer client: side channel closed\n");
+			return -1;
+		}
+		if (r > 0 && !strncmp(line, "RESULT", 6))
+			break;
+	}
+	if (strncmp(line, "RESULT ok", 9)) {
+		fprintf(stderr, "refpeer client: server says %s\n", line);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *field(const char *line, const char *key)
 {
 	static char val[128];
@@ -605,9 +632,7 @@ static int run_ud_client(struct opts *o, struct rp_ep *ep)
 	u32 mtu = o->cfg.mtu, len;
 	u64 n = (o->bytes + mtu - 1) / mtu, k, bytes = 0;
 	struct rp_wc wc[64];
-	char line[512];
 	u8 *buf;
-	int r;
 
 	buf = malloc(mtu);
 	if (!buf)
@@ -624,18 +649,8 @@ static int run_ud_client(struct opts *o, struct rp_ep *ep)
 			rp_poll(ep, 2);
 	}
 	sc_send("DONE write=0 ud=%llu\n", (unsigned long long)n);
-	for (;;) {
-		rp_poll(ep, 2);
-		r = sc_recv(line, sizeof(line), 0);
-		if (r < 0)
-			goto fail;
-		if (r > 0 && !strncmp(line, "RESULT", 6))
-			break;
-	}
-	if (strncmp(line, "RESULT ok", 9)) {
-		fprintf(stderr, "refpeer client: server says %s\n", line);
+	if (sc_wait_result(ep))
 		goto fail;
-	}
 	if (!o->quiet)
 		print_stats(ep, "client");
 	printf("refpeer client: ok: moved %llu bytes (ud, %llu datagrams), every byte verified\n",
@@ -654,9 +669,7 @@ static int run_client(struct opts *o, struct rp_ep *ep)
 	u64 len = o->bytes, nsend = 0, moved = 0, off;
 	u64 t0 = 0, t1;
 	u8 *src, *dst = NULL;
-	char line[512];
 	struct timespec ts;
-	int r;
 
 	if (o->peer_len < 64) {
 		fprintf(stderr, "refpeer client: the peer's region is too small\n");
@@ -708,20 +721,8 @@ static int run_client(struct opts *o, struct rp_ep *ep)
 		sc_send("DONE write=%llu send=%llu\n",
 			(unsigned long long)(o->op_write ? len : 0),
 			(unsigned long long)nsend);
-		for (;;) {
-			rp_poll(ep, 2);
-			r = sc_recv(line, sizeof(line), 0);
-			if (r < 0) {
-				fprintf(stderr, "refpeer client: side channel closed\n");
-				goto fail;
-			}
-			if (r > 0 && !strncmp(line, "RESULT", 6))
-				break;
-		}
-		if (strncmp(line, "RESULT ok", 9)) {
-			fprintf(stderr, "refpeer client: server says %s\n", line);
+		if (sc_wait_result(ep))
 			goto fail;
-		}
 	}
 	if (!o->quiet)
 		print_stats(ep, "client");
