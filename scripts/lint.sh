@@ -30,6 +30,8 @@
 #   version      dkms.conf's PACKAGE_VERSION is MRO_VERSION (mro.h, the MODULE_VERSION)
 #   wire         tools/mro-hostile's own copy of the wire format (opcodes, flags, header
 #                layouts, extension per opcode) is metaroce_wire.h's and mro_wire.c's
+#   rules        protocol.rst's rule identifiers ([AREA-N]) are unique and each area's
+#                numbers run without a gap (tools/spec-rules.py --count)
 #                (scripts/check-wire-tables.sh)
 #
 # Files considered: git ls-files -co --exclude-standard (tracked + untracked, not ignored).
@@ -263,8 +265,18 @@ check_wire() {
 	result wire $rc "tools/mro-hostile's wire tables are metaroce_wire.h's and mro_wire.c's"
 }
 
+# ------------------------------------------------------------------ rule ids
+check_rules() {
+	local out rc=0
+	out=$(python3 "$MR_REPO/tools/spec-rules.py" --count 2>&1) || rc=1
+	if [ $rc -ne 0 ]; then
+		echo "---- rules: tools/spec-rules.py --count"; echo "$out"
+	fi
+	result rules $rc "protocol.rst's rule identifiers: $(tail -n 1 <<<"$out" | tr '\t' ' ')"
+}
+
 T0=$SECONDS
-for c in checkpatch length whitespace spdx uapi shell_lint rst diary version wire; do
+for c in checkpatch length whitespace spdx uapi shell_lint rst diary version wire rules; do
 	skipped $c || "check_$c"
 done
 
