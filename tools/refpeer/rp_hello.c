@@ -43,6 +43,7 @@ void rp_hello_start(struct rp_ep *ep)
 	u32 ivl = (4096ULL << ep->cfg.timeout) / 1000;
 
 	ep->hello_ivl_us = ivl < 10000 ? 10000 : ivl;
+	ep->hello_ivl_max_us = ep->hello_ivl_us * 64;	/* 6 doublings at most */
 	rp_hello_send(ep, true);
 	ep->hello_due_us = rp_now_us() + ep->hello_ivl_us;
 }
@@ -63,7 +64,8 @@ void rp_hello_timer(struct rp_ep *ep, u64 now)
 		return;
 	}
 	rp_hello_send(ep, true);
-	ep->hello_ivl_us *= 2;
+	if (ep->hello_ivl_us < ep->hello_ivl_max_us)
+		ep->hello_ivl_us *= 2;
 	ep->hello_due_us = now + ep->hello_ivl_us;
 }
 

@@ -149,7 +149,8 @@ struct rp_ep {
 	bool hello_rcvd;	/* the peer's HELLO was taken */
 	unsigned int hello_sent_n;
 	u64 hello_due_us;
-	u32 hello_ivl_us;
+	u64 hello_ivl_us;
+	u64 hello_ivl_max_us;		/* the HELLO timer's cap: 64 x its base */
 	u8 chosen_key_id;
 	struct rp_crypto *crypto;	/* NULL until keyed (or prot none) */
 
