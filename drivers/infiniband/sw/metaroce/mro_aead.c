@@ -99,6 +99,36 @@ u64 mro_aead_get_seq(const u8 *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_aead_get_seq);
 
+/* the two implementations of a direction (see Implementations above) */
+#define MRO_AEAD_SYNC_ALG	"gcm(aes)"
+#define MRO_AEAD_SYNC_TYPE	0
+#define MRO_AEAD_SYNC_MASK	CRYPTO_ALG_ASYNC
+#define MRO_AEAD_SIMD_ALG	"__gcm(aes)"
+#define MRO_AEAD_SIMD_TYPE	CRYPTO_ALG_INTERNAL
+#define MRO_AEAD_SIMD_MASK	(CRYPTO_ALG_INTERNAL | CRYPTO_ALG_ASYNC)
+
+/*
+ * Instantiate both implementations once, so that the crypto API builds
+ * the synchronous one from its templates and self-tests it before the
+ * first connection needs it.  Fails only if there is no synchronous one;
+ * sleeps.
+ */
+int mro_aead_warm_up(void)
+{
+	struct crypto_aead *tfm;
+
+	tfm = crypto_alloc_aead(MRO_AEAD_SYNC_ALG, MRO_AEAD_SYNC_TYPE,
+				MRO_AEAD_SYNC_MASK);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	crypto_free_aead(tfm);
+	tfm = crypto_alloc_aead(MRO_AEAD_SIMD_ALG, MRO_AEAD_SIMD_TYPE,
+				MRO_AEAD_SIMD_MASK);
+	if (!IS_ERR(tfm))
+		crypto_free_aead(tfm);
+	return 0;
+}
+
 /* a transform of alg keyed with key, and its request; sleeps */
 static int mro_aead_tfm_new(const char *alg, u32 type, u32 mask,
 			    const u8 *key, unsigned int key_len,
@@ -148,14 +178,15 @@ int mro_aead_dir_init(struct mro_aead_dir *d, const u8 *key,
 	if (dir != MRO_AEAD_DIR_LO && dir != MRO_AEAD_DIR_HI)
 		return -EINVAL;
 
-	err = mro_aead_tfm_new("gcm(aes)", 0, CRYPTO_ALG_ASYNC, key, key_len,
-			       &d->tfm, &d->req);
+	err = mro_aead_tfm_new(MRO_AEAD_SYNC_ALG, MRO_AEAD_SYNC_TYPE,
+			       MRO_AEAD_SYNC_MASK, key, key_len, &d->tfm,
+			       &d->req);
 	if (err)
 		return err;
 	/* none is no error: the synchronous transform does all the work */
-	if (mro_aead_tfm_new("__gcm(aes)", CRYPTO_ALG_INTERNAL,
-			     CRYPTO_ALG_INTERNAL | CRYPTO_ALG_ASYNC, key,
-			     key_len, &d->simd_tfm, &d->simd_req)) {
+	if (mro_aead_tfm_new(MRO_AEAD_SIMD_ALG, MRO_AEAD_SIMD_TYPE,
+			     MRO_AEAD_SIMD_MASK, key, key_len, &d->simd_tfm,
+			     &d->simd_req)) {
 		d->simd_tfm = NULL;
 		d->simd_req = NULL;
 	}

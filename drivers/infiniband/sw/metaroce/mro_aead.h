@@ -68,6 +68,7 @@ struct mro_aead_dir {
 	u64 next_seq;			/* the sender's next counter value */
 };
 
+int mro_aead_warm_up(void);
 int mro_aead_dir_init(struct mro_aead_dir *d, const u8 *key,
 		      unsigned int key_len, u8 key_id, u8 dir);
 void mro_aead_dir_destroy(struct mro_aead_dir *d);

@@ -43,22 +43,12 @@
 int mro_prot_warm_up(void)
 {
 	struct crypto_shash *hmac;
-	struct crypto_aead *gcm;
 
 	hmac = crypto_alloc_shash("hmac(sha256)", 0, 0);
 	if (IS_ERR(hmac))
 		return PTR_ERR(hmac);
 	crypto_free_shash(hmac);
-	gcm = crypto_alloc_aead("gcm(aes)", 0, CRYPTO_ALG_ASYNC);
-	if (IS_ERR(gcm))
-		return PTR_ERR(gcm);
-	crypto_free_aead(gcm);
-	/* the vector implementation mro_aead.c prefers, where there is one */
-	gcm = crypto_alloc_aead("__gcm(aes)", CRYPTO_ALG_INTERNAL,
-				CRYPTO_ALG_INTERNAL | CRYPTO_ALG_ASYNC);
-	if (!IS_ERR(gcm))
-		crypto_free_aead(gcm);
-	return 0;
+	return mro_aead_warm_up();
 }
 
 struct mro_conn_prot *mro_prot_alloc(struct mro_qp *qp)
