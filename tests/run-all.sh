@@ -314,20 +314,15 @@ vm_files() {
     echo "$files"
 }
 
-# vm_scenario DIST SC FILES NAME LABEL TIMEOUT [run.sh args...]: run one scenario (results
-# in $OUT/NAME), count its checks; LABEL (DIST/SC) names it in the summary and --report-only
-vm_scenario() {
-    local dist=$1 sc=$2 files=$3 name=$4 label=$5 tmo=$6 script topo rc r p f h
-    shift 6
-    if [ "$(left_s)" -lt 180 ]; then
-        not_started "$name" "$label"
-        record "$name" 1
-        return 1
-    fi
+# vm_scenario_run DIST SC FILES NAME TIMEOUT [run.sh args...]: run one scenario
+# (results in $OUT/NAME, its run.sh output in $OUT/NAME.log, its exit code in
+# $OUT/NAME.rc); may run in the background beside others
+vm_scenario_run() {
+    local dist=$1 sc=$2 files=$3 name=$4 tmo=$5 script topo rc
+    shift 5
     [ "$(left_s)" -lt "$tmo" ] && tmo=$(left_s)
     script=tests/vm/scenarios/metaroce-$sc.sh
-    topo=$(sed -n 's/^# metaroce-[a-z-]* (\([a-z]*\) topology[,)].*/\1/p' "$script")
-    step_start "$name" "$topo"
+    topo=$(scenario_topology "$sc")
     tests/vm/run.sh --dist "$dist" --topology "$topo" --scenario "$script" "$@" \
         --files "$files"/* \
         --out "$OUT/$name" --timeout "$tmo" >"$OUT/$name.log" 2>&1
@@ -339,13 +334,23 @@ vm_scenario() {
         [ "$(left_s)" -lt "$tmo" ] && tmo=$(left_s)
         log "vm $name: a VM gave no result ($(jq -r '[.vms[].error // empty] | join("; ")' \
             "$OUT/$name/summary.json")); retrying once"
-        echo "RETRY $name (VM gave no result)" >>"$summary"
+        echo "RETRY $name (VM gave no result)" >"$OUT/$name.retry"
         mv "$OUT/$name" "$OUT/$name.try1"
         tests/vm/run.sh --dist "$dist" --topology "$topo" --scenario "$script" "$@" \
             --files "$files"/* \
             --out "$OUT/$name" --timeout "$tmo" >"$OUT/$name.log" 2>&1
         rc=$?
     fi
+    echo "$rc" >"$OUT/$name.rc"
+    return "$rc"
+}
+
+# vm_scenario_collect NAME LABEL: count the checks of the run vm_scenario_run
+# left in $OUT/NAME (LABEL, DIST/SC, names it in the summary and --report-only)
+vm_scenario_collect() {
+    local name=$1 label=$2 rc r p f h
+    rc=$(cat "$OUT/$name.rc" 2>/dev/null || echo 1)
+    [ -f "$OUT/$name.retry" ] && cat "$OUT/$name.retry" >>"$summary"
     grep -E '^(PASS|FAIL)|check|result' "$OUT/$name.log" | tail -n 80
     if grep -qw "$label" <<<"$report_only"; then
         for r in "$OUT/$name"/*/result.json; do
@@ -368,7 +373,90 @@ vm_scenario() {
         jq -r --arg s "$label" --arg h "$h" \
             '.checks[] | select(.ok | not) | "FAIL \($s) \(.name) -- \($h)"' "$r" >>"$summary"
     done
-    record "$name" $rc
+    record "$name" "$rc"
+}
+
+# scenario_topology SC: pair or netns, from the scenario's header line
+scenario_topology() {
+    sed -n 's/^# metaroce-[a-z-]* (\([a-z]*\) topology[,)].*/\1/p' \
+        "tests/vm/scenarios/metaroce-$1.sh"
+}
+
+# vm_scenario DIST SC FILES NAME LABEL TIMEOUT [run.sh args...]: run one
+# scenario now and count its checks
+vm_scenario() {
+    local dist=$1 sc=$2 files=$3 name=$4 label=$5 tmo=$6
+    shift 6
+    if [ "$(left_s)" -lt 180 ]; then
+        not_started "$name" "$label"
+        record "$name" 1
+        return 1
+    fi
+    step_start "$name" "$(scenario_topology "$sc")"
+    vm_scenario_run "$dist" "$sc" "$files" "$name" "$tmo" "$@"
+    vm_scenario_collect "$name" "$label"
+}
+
+# vm_scenarios JOB...: run the scenario JOBs ("DIST SC FILES TIMEOUT"), as
+# many VMs at once as the host has cores ($MRO_TEST_VMS overrides): each lab
+# VM is one TCG vCPU, one host thread, so a netns scenario (one VM) keeps one
+# core busy and a pair scenario (two VMs) both.  The two-VM jobs go first, in
+# order, then the one-VM jobs, longest first by their last duration (so
+# the last to end is a short one); a one-VM job starts whenever a core is
+# free.  Each job is counted when it ends.
+vm_scenarios() {
+    local slots=${MRO_TEST_VMS:-$(nproc)} free need j pid dist sc files tmo
+    local -a jobs=()
+    local -A job_of=() need_of=() t0_of=()
+    for j in "$@"; do
+        read -r dist sc files tmo <<<"$j"
+        [ "$(scenario_topology "$sc")" = pair ] && jobs+=("$j")
+    done
+    while read -r j; do
+        [ -n "$j" ] && jobs+=("$j")
+    done < <(for j in "$@"; do
+        read -r dist sc files tmo <<<"$j"
+        [ "$(scenario_topology "$sc")" = pair ] ||
+            printf '%s %s\n' "${took[vm-$dist-$sc]:-600}" "$j"
+    done | sort -s -k1,1nr | cut -d' ' -f2-)
+    free=$slots
+    while [ ${#jobs[@]} -gt 0 ] || [ ${#job_of[@]} -gt 0 ]; do
+        # start every job that fits, first the first in order
+        j=0
+        while [ "$j" -lt ${#jobs[@]} ]; do
+            read -r dist sc files tmo <<<"${jobs[j]}"
+            need=1
+            [ "$(scenario_topology "$sc")" = pair ] && need=2
+            [ "$need" -gt "$slots" ] && need=$slots
+            if [ "$need" -le "$free" ]; then
+                if [ "$(left_s)" -lt 180 ]; then
+                    not_started "vm-$dist-$sc" "$dist/$sc"
+                    record "vm-$dist-$sc" 1
+                else
+                    log "start vm-$dist-$sc ($(scenario_topology "$sc"), $need of $slots cores)"
+                    vm_scenario_run "$dist" "$sc" "$files" "vm-$dist-$sc" "$tmo" &
+                    pid=$!
+                    job_of[$pid]="$dist $sc"; need_of[$pid]=$need; t0_of[$pid]=$SECONDS
+                    free=$((free - need))
+                fi
+                jobs=("${jobs[@]:0:j}" "${jobs[@]:j+1}")
+                continue
+            fi
+            [ "$free" = 0 ] && break
+            j=$((j + 1))
+        done
+        [ ${#job_of[@]} -gt 0 ] || continue
+        # wait for one to end and count it
+        pid=""
+        wait -n -p pid "${!job_of[@]}"
+        [ -n "$pid" ] || continue
+        read -r dist sc <<<"${job_of[$pid]}"
+        free=$((free + need_of[$pid]))
+        log "end vm-$dist-$sc after $(fmt_s $((SECONDS - t0_of[$pid])))"
+        step_name="vm-$dist-$sc"; step_t0=${t0_of[$pid]}
+        vm_scenario_collect "vm-$dist-$sc" "$dist/$sc"
+        unset "job_of[$pid]" "need_of[$pid]" "t0_of[$pid]"
+    done
 }
 
 if want lint; then
@@ -436,6 +524,7 @@ if want vm || want debug; then
 fi
 
 if want vm; then
+    vm_jobs=()
     for dist in $dists; do
         ko=$(ls "$REPO"/out/"$dist"/*/metaroce.ko 2>/dev/null | head -n1)
         if [ -z "$ko" ]; then
@@ -452,19 +541,23 @@ if want vm; then
             record "dkms-tarball-$dist" 1
         fi
         [ "$full" = 1 ] && echo "DKMS_FROM_SOURCE=1" >"$files/install.conf"
+        # the VM image, before the scenarios that share it start at once
+        bash tests/vm/lab.sh image "$dist" >"$OUT/image-$dist.log" 2>&1 ||
+            record "vm-$dist-image" 1
         for sc in $scenarios; do
             timeout=1200
             [ "$sc" = install ] && [ "$full" = 1 ] && timeout=2400
             [ "$sc" = fuzz ] && timeout=1800	# the fuzzer may take 2 x 600 s
-            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" "$timeout"
+            vm_jobs+=("$dist $sc $files $timeout")
         done
         for sc in $once_scenarios; do
             timeout=1200
             [ "$sc" = blind ] && timeout=2400	# 20 transfers of a minute
-            vm_scenario "$dist" "$sc" "$files" "vm-$dist-$sc" "$dist/$sc" "$timeout"
+            vm_jobs+=("$dist $sc $files $timeout")
         done
         once_scenarios=""
     done
+    vm_scenarios "${vm_jobs[@]}"
 fi
 
 if want debug; then
