@@ -17,7 +17,9 @@
 #   4. vm          the VM-lab scenarios tests/vm/scenarios/metaroce-*.sh on
 #                  both kernels, with the module built for that kernel
 #                  ($once_scenarios on the first kernel only); --full: the
-#                  long ones too ($full_scenarios, $full_once_scenarios)
+#                  long ones too ($full_scenarios, $full_once_scenarios);
+#                  as many lab VMs at once as the host has cores
+#                  (MRO_TEST_VMS=N to choose)
 #   5. debug       opt-in (--with debug, or --only debug; `make test-debug`): the
 #                  scenarios $debug_scenarios on trixie's rootfs booted with the
 #                  lockdep/KASAN/kmemleak/UBSAN kernel of scripts/debug-kernel.sh
@@ -54,7 +56,7 @@ only=""
 with=""
 optin="debug bench"
 debug_scenarios="device verbs datacheck protect nvme fuzz"
-# make test: the core scenarios (52 min on a clean clone, warm caches)
+# make test: the core scenarios (47 min on a clean clone, warm caches, two VMs at a time)
 scenarios="device devkey verbs datacheck protect pyverbs hostile nvme install"
 once_scenarios="fabric nfs quickstart"
 # make test-full adds: fabric, nfs, fuzz and refpeer on every dist, and the long scenarios
@@ -280,7 +282,7 @@ step_done() {
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# ucstream, collective, ringrace, mrofuzz, mroblind, refpeer and kside, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order,
+# ucstream, collective, ringrace, mrofuzz, mroblind, refpeer and kside, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order, mro-selfqp,
 # mro-paths, mpicoll.c (compiled in the guest), for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
 # metaroce-src.tar.gz, made by make dist; the module index, metaroce-depmod.tar);
 # prints the dir
@@ -297,7 +299,8 @@ vm_files() {
     [ -x tools/mroblind/mroblind ] && cp tools/mroblind/mroblind "$files/"
     [ -x tools/refpeer/refpeer ] && [ -x tools/refpeer/kside ] &&
         cp tools/refpeer/refpeer tools/refpeer/kside "$files/"
-    cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order "$files/"
+    cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order tools/mro-selfqp \
+        "$files/"
     cp tools/mpicoll/mpicoll.c "$files/"
     cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \
         "$files/"
