@@ -720,6 +720,35 @@ static void replay_check_only(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mro_replay_check(&w, 2001));
 }
 
+/* PROT-7 and PROT-4: who sends as L, and a QP connected to itself */
+static void aead_dirs(struct kunit *test)
+{
+	u8 tx = 0, rx = 0;
+
+	KUNIT_EXPECT_EQ(test, mro_aead_dirs(5, 9, false, &tx, &rx), 0);
+	KUNIT_EXPECT_EQ(test, tx, MRO_AEAD_DIR_LO);
+	KUNIT_EXPECT_EQ(test, rx, MRO_AEAD_DIR_HI);
+	/* the other end of the same connection: the mirror image */
+	KUNIT_EXPECT_EQ(test, mro_aead_dirs(9, 5, false, &tx, &rx), 0);
+	KUNIT_EXPECT_EQ(test, tx, MRO_AEAD_DIR_HI);
+	KUNIT_EXPECT_EQ(test, rx, MRO_AEAD_DIR_LO);
+	/* unsigned: a nonce with the top bit set is the higher one */
+	KUNIT_EXPECT_EQ(test, mro_aead_dirs(1ULL << 63, 1, false, &tx, &rx), 0);
+	KUNIT_EXPECT_EQ(test, tx, MRO_AEAD_DIR_HI);
+	/* one flow: L both ways, so its own packets open */
+	KUNIT_EXPECT_EQ(test, mro_aead_dirs(7, 7, true, &tx, &rx), 0);
+	KUNIT_EXPECT_EQ(test, tx, MRO_AEAD_DIR_LO);
+	KUNIT_EXPECT_EQ(test, rx, MRO_AEAD_DIR_LO);
+	/* two ends with one nonce would share a nonce sequence */
+	tx = 0;
+	rx = 0;
+	KUNIT_EXPECT_EQ(test, mro_aead_dirs(7, 7, false, &tx, &rx), -EINVAL);
+	/* one flow with two nonces is no QP connected to itself */
+	KUNIT_EXPECT_EQ(test, mro_aead_dirs(7, 8, true, &tx, &rx), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tx, 0);
+	KUNIT_EXPECT_EQ(test, rx, 0);
+}
+
 static struct kunit_case metaroce_aead_cases[] = {
 	KUNIT_CASE(aead_kat_tc1),
 	KUNIT_CASE(aead_kat_tc2),
@@ -734,6 +763,7 @@ static struct kunit_case metaroce_aead_cases[] = {
 	KUNIT_CASE(aead_nonce_unique),
 	KUNIT_CASE(aead_counter_end),
 	KUNIT_CASE(aead_bad_args),
+	KUNIT_CASE(aead_dirs),
 	KUNIT_CASE(replay_in_order),
 	KUNIT_CASE(replay_first),
 	KUNIT_CASE(replay_out_of_order),

@@ -6,7 +6,10 @@
 # byte checked, no packet refused (rx_drop_auth, rx_drop_replay 0), the
 # QPs report their mode (rdma resource -dd), ib_write_bw (whose server
 # stays in RTR) moves data, and a sniffer on h1's eth0
-# sees every packet of the connections sealed but the HELLOs.  An on-path
+# sees every packet of the connections sealed but the HELLOs.  A QP
+# connected to itself (tools/mro-selfqp) SENDs, WRITEs, READs and runs
+# atomics on its own memory in both modes, its one flow under one key and
+# one nonce sequence.  An on-path
 # attacker's replays, bit flips and spliced tags are all dropped and
 # counted while a transfer runs intact.  Keys rotate while a transfer
 # runs: it finishes intact, and connections made afterwards take a key
@@ -19,7 +22,8 @@
 # seal and open with the vector gcm(aes) (/proc/crypto's "__gcm(aes)" is
 # held while a transfer runs).
 #
-# Files (--files): metaroce.ko, metaroce-lib.sh, datacheck (tools/datacheck).
+# Files (--files): metaroce.ko, metaroce-lib.sh, datacheck (tools/datacheck),
+# mro-selfqp.
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
 
@@ -166,6 +170,10 @@ for mode in auth encrypt; do
     lab_check "netem-dropped-$mode" test "${dropped:-0}" -gt 0
     ip netns exec h2 tc qdisc del dev eth0 root
     lab_check "no-refusals-$mode-loss" test "$(refusals)" -eq 0
+    # a QP connected to itself: one flow, one key and nonce sequence
+    lab_check_grep "self-qp-$mode" ': 3 rounds, 589824 bytes verified: ok$' \
+        ip netns exec h1 timeout 120 "$LAB_FILES/mro-selfqp" -d mr1 -x "$G1" -n 3
+    lab_check "no-refusals-$mode-self" test "$(refusals)" -eq 0
 done
 for c in hello_sent hello_rcvd rx_drop_auth rx_drop_replay rx_drop_unkeyed retransmits; do
     lab_metric "mr1_$c" "$(mro_counter mr1 $c)"

@@ -161,6 +161,22 @@ free_tfm:
 	return err;
 }
 
+int mro_aead_dirs(u64 own_nonce, u64 peer_nonce, bool one_flow, u8 *dir_tx,
+		  u8 *dir_rx)
+{
+	if (one_flow && own_nonce == peer_nonce) {
+		*dir_tx = MRO_AEAD_DIR_LO;
+		*dir_rx = MRO_AEAD_DIR_LO;
+		return 0;
+	}
+	if (one_flow || own_nonce == peer_nonce)
+		return -EINVAL;
+	*dir_tx = own_nonce < peer_nonce ? MRO_AEAD_DIR_LO : MRO_AEAD_DIR_HI;
+	*dir_rx = own_nonce < peer_nonce ? MRO_AEAD_DIR_HI : MRO_AEAD_DIR_LO;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_aead_dirs);
+
 /*
  * Set up d for a key of 16 or 32 bytes (AES-128 or AES-256).  key_id and
  * dir go into every nonce; the counter starts at 0.  Sleeps (allocates

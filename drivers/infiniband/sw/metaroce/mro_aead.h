@@ -68,6 +68,17 @@ struct mro_aead_dir {
 	u64 next_seq;			/* the sender's next counter value */
 };
 
+/*
+ * The direction bytes of a connection's two nonces: the end with the lower
+ * HELLO nonce (an unsigned 64-bit number) sends as L, the other as H.  A QP
+ * connected to itself (@one_flow: the same GID and QPN at both ends) has
+ * one nonce and one flow: L both ways, as its key is L's both ways.  Equal
+ * nonces of two ends are refused (-EINVAL): their packets would share one
+ * nonce sequence.
+ */
+int mro_aead_dirs(u64 own_nonce, u64 peer_nonce, bool one_flow, u8 *dir_tx,
+		  u8 *dir_rx);
+
 int mro_aead_warm_up(void);
 int mro_aead_dir_init(struct mro_aead_dir *d, const u8 *key,
 		      unsigned int key_len, u8 key_id, u8 dir);

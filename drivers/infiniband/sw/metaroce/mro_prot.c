@@ -162,6 +162,7 @@ void mro_prot_work(struct work_struct *work)
 	struct mro_conn_id id = {};
 	union ib_gid gid;
 	u8 dir_tx, dir_rx;
+	bool one_flow;
 	int err;
 
 	spin_lock_bh(&qp->lock);
@@ -177,11 +178,12 @@ void mro_prot_work(struct work_struct *work)
 	id.key_id = p->key_id;
 	spin_unlock_bh(&qp->lock);
 
-	/* the end with the lower nonce sends as 'L' (nonces differ) */
-	dir_tx = id.a.nonce < id.b.nonce ? MRO_AEAD_DIR_LO : MRO_AEAD_DIR_HI;
-	dir_rx = dir_tx == MRO_AEAD_DIR_LO ? MRO_AEAD_DIR_HI : MRO_AEAD_DIR_LO;
-	err = id.a.nonce == id.b.nonce ? -EINVAL :
-	      mro_prot_keys(p, &id, dir_tx, dir_rx, &tx, &rx);
+	one_flow = !memcmp(id.a.gid, id.b.gid, sizeof(id.a.gid)) &&
+		   id.a.qpn == id.b.qpn;
+	err = mro_aead_dirs(id.a.nonce, id.b.nonce, one_flow, &dir_tx,
+			    &dir_rx);
+	if (!err)
+		err = mro_prot_keys(p, &id, dir_tx, dir_rx, &tx, &rx);
 
 	spin_lock_bh(&qp->lock);
 	p->deriving = false;
