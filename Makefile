@@ -80,7 +80,8 @@ dkms-install: dkms-uninstall
 dist:
 	mkdir -p $(dir $(DIST))
 	cd $(ROOT) && tar -cz $(NOT_SOURCE) --transform='s,^,metaroce-$(VERSION)/,' \
-		-f $(DIST) $(DKMS_FILES) README.md Documentation
+		-f $(DIST).$$$$.tmp $(DKMS_FILES) README.md Documentation && \
+		mv -f $(DIST).$$$$.tmp $(DIST)
 	@echo $(DIST)
 
 dkms-uninstall:

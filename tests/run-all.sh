@@ -400,13 +400,23 @@ vm_scenario() {
     vm_scenario_collect "$name" "$label"
 }
 
+# dkms_wait DIST: wait until the DKMS build of DIST started in the
+# background (pid in dkms_pid[DIST]) has ended; a failure is recorded once
+dkms_wait() {
+    local pid=${dkms_pid[$1]:-}
+    [ -n "$pid" ] || return 0
+    unset "dkms_pid[$1]"
+    wait "$pid" || record "dkms-tarball-$1" 1
+}
+
 # vm_scenarios JOB...: run the scenario JOBs ("DIST SC FILES TIMEOUT"), as
 # many VMs at once as the host has cores ($MRO_TEST_VMS overrides): each lab
 # VM is one TCG vCPU, one host thread, so a netns scenario (one VM) keeps one
 # core busy and a pair scenario (two VMs) both.  The two-VM jobs go first, in
 # order, then the one-VM jobs, longest first by their last duration (so
 # the last to end is a short one); a one-VM job starts whenever a core is
-# free.  Each job is counted when it ends.
+# free (install once its DKMS build is done).
+# Each job is counted when it ends.
 vm_scenarios() {
     local slots=${MRO_TEST_VMS:-$(nproc)} free need j pid dist sc files tmo
     local -a jobs=()
@@ -431,6 +441,14 @@ vm_scenarios() {
             need=1
             [ "$(scenario_topology "$sc")" = pair ] && need=2
             [ "$need" -gt "$slots" ] && need=$slots
+            # install waits for its DKMS build; others go first meanwhile
+            if [ "$sc" = install ] && [ -n "${dkms_pid[$dist]:-}" ]; then
+                if kill -0 "${dkms_pid[$dist]}" 2>/dev/null; then
+                    j=$((j + 1))
+                    continue
+                fi
+                dkms_wait "$dist"
+            fi
             if [ "$need" -le "$free" ]; then
                 if [ "$(left_s)" -lt 180 ]; then
                     not_started "vm-$dist-$sc" "$dist/$sc"
@@ -448,7 +466,13 @@ vm_scenarios() {
             [ "$free" = 0 ] && break
             j=$((j + 1))
         done
-        [ ${#job_of[@]} -gt 0 ] || continue
+        if [ ${#job_of[@]} = 0 ]; then
+            # nothing runs: what is left waits for a DKMS build
+            for dist in "${!dkms_pid[@]}"; do
+                dkms_wait "$dist"
+            done
+            continue
+        fi
         # wait for one to end and count it
         pid=""
         wait -n -p pid "${!job_of[@]}"
@@ -528,6 +552,7 @@ fi
 
 if want vm; then
     vm_jobs=()
+    declare -A dkms_pid=()
     for dist in $dists; do
         ko=$(ls "$REPO"/out/"$dist"/*/metaroce.ko 2>/dev/null | head -n1)
         if [ -z "$ko" ]; then
@@ -535,14 +560,17 @@ if want vm; then
             continue
         fi
         files=$(vm_files "$dist" "$ko")
-        # metaroce-install: DKMS's build for this kernel, made natively; make
-        # test-full has the guest build it from source instead
-        if dkt=$(scripts/dkms-tarball.sh "$dist" 2>"$OUT/dkms-$dist.log" | tail -n1) &&
-            [ -s "$dkt" ]; then
-            cp "$dkt" "$files/metaroce-dkms.tar.gz"
-        else
-            record "dkms-tarball-$dist" 1
-        fi
+        # metaroce-install: DKMS's build for this kernel, made natively while
+        # the first scenarios run (vm_scenarios waits for it before it
+        # starts install); make test-full has the guest build it from source
+        # instead
+        (
+            dkt=$(scripts/dkms-tarball.sh "$dist" 2>"$OUT/dkms-$dist.log" | tail -n1) &&
+                [ -s "$dkt" ] &&
+                cp "$dkt" "$files/.metaroce-dkms.tar.gz" &&
+                mv "$files/.metaroce-dkms.tar.gz" "$files/metaroce-dkms.tar.gz"
+        ) &
+        dkms_pid[$dist]=$!
         [ "$full" = 1 ] && echo "DKMS_FROM_SOURCE=1" >"$files/install.conf"
         # the VM image, before the scenarios that share it start at once
         bash tests/vm/lab.sh image "$dist" >"$OUT/image-$dist.log" 2>&1 ||
@@ -561,6 +589,9 @@ if want vm; then
         once_scenarios=""
     done
     vm_scenarios "${vm_jobs[@]}"
+    for dist in "${!dkms_pid[@]}"; do
+        dkms_wait "$dist"
+    done
 fi
 
 if want debug; then
