@@ -163,6 +163,9 @@ int rp_send_hdr(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 		u32 len, unsigned int slot, bool raw_fields);
 int rp_send_datagram(struct rp_ep *ep, const void *buf, size_t len,
 		     unsigned int slot);
+/* the same with the IP header's TOS byte set to @tos (ECN: its low 2 bits) */
+int rp_send_datagram_tos(struct rp_ep *ep, const void *buf, size_t len,
+			 unsigned int slot, int tos);
 
 /*
  * Called for every datagram that arrives, after decoding (and opening, on
@@ -184,6 +187,13 @@ struct rp_stats {
 	u64 acks_sent, acks_rcvd, acks_piggybacked, sack_holes;
 	u64 rx_duplicate, rx_out_of_order, rx_drop_window, rx_drop_field;
 	u64 rx_drop_wire, rx_drop_qp, rx_drop_sport, rx_drop_ack;
+	/* rx_drop_wire by reason, indexed by enum mro_wire_err */
+	u64 rx_drop_wire_err[MRO_WIRE_NR_ERR];
+	u64 rx_drop_no_qp;		/* dqpn is not this QP's (also in _qp) */
+	/* rx_drop_ack by reason */
+	u64 rx_drop_ack_range, rx_drop_ack_echo, cc_bad_feedback;
+	u64 rx_drop_error_ahead, rx_drop_dup_req, rx_drop_stale_resp;
+	u64 rnr_nak_sent, nak_sent;
 	u64 rx_drop_auth, rx_drop_replay, rx_drop_unkeyed;
 	u64 rx_drop_qkey, rx_drop_no_wqe;
 	u64 hello_sent, hello_rcvd;

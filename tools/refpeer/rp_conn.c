@@ -565,9 +565,15 @@ int rp_send_hdr(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 int rp_send_datagram(struct rp_ep *ep, const void *buf, size_t len,
 		     unsigned int slot)
 {
+	return rp_send_datagram_tos(ep, buf, len, slot, 0);
+}
+
+int rp_send_datagram_tos(struct rp_ep *ep, const void *buf, size_t len,
+			 unsigned int slot, int tos)
+{
 	if (slot >= ep->npaths)
 		return -1;
-	send_now(ep, buf, len, slot, 0);
+	send_now(ep, buf, len, slot, tos);
 	return 0;
 }
 
@@ -635,6 +641,8 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 	}
 	err = mro_wire_peek(buf, len, &hlen);
 	if (err != MRO_WIRE_OK) {
+		if (err < MRO_WIRE_NR_ERR)
+			ep->st.rx_drop_wire_err[err]++;
 		rx_refuse(ep, &ep->st.rx_drop_wire, sport, "decode (peek)");
 		return;
 	}
@@ -643,11 +651,15 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 	err = sealed ? mro_wire_parse(buf, len, &h) :
 		       mro_wire_decode(buf, len, &h);
 	if (err != MRO_WIRE_OK) {
+		if (err < MRO_WIRE_NR_ERR)
+			ep->st.rx_drop_wire_err[err]++;
 		rx_refuse(ep, &ep->st.rx_drop_wire, sport,
 			  err == MRO_WIRE_CRC ? "crc" : "decode");
 		return;
 	}
 	h.ce = ce;
+	if (h.dqpn != ep->cfg.qpn)
+		ep->st.rx_drop_no_qp++;
 	if (h.dqpn != ep->cfg.qpn ||
 	    (!ep->cfg.ud && h.sqpn != ep->cfg.peer_qpn)) {
 		rx_refuse(ep, &ep->st.rx_drop_qp, sport, "qpn");

@@ -277,7 +277,8 @@ static void rtt_sample(struct rp_ep *ep, u32 ts_echo, u16 path, u64 now)
 static void take_credit(struct rp_ep *ep, u32 credit)
 {
 	if (psn_lt(ep->snd_una + METAROCE_WINDOW_MAX, credit)) {
-		ep->st.rx_drop_ack++;	/* cc_bad_feedback */
+		ep->st.rx_drop_ack++;
+		ep->st.cc_bad_feedback++;
 		return;
 	}
 	if (!ep->have_credit || psn_lt(ep->credit_psn, credit)) {
@@ -300,6 +301,7 @@ static void rx_ack(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 	if (psn_lt(ep->snd_nxt, a->cum_psn) ||
 	    psn_lt(a->cum_psn, ep->snd_una - ep->cfg.window)) {
 		ep->st.rx_drop_ack++;
+		ep->st.rx_drop_ack_range++;
 		return;
 	}
 	if (a->syndrome != METAROCE_SYN_ACK &&
@@ -308,10 +310,12 @@ static void rx_ack(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 	     (a->syndrome != METAROCE_SYN_RNR_NAK &&
 	      a->nak_psn != a->cum_psn))) {
 		ep->st.rx_drop_ack++;
+		ep->st.rx_drop_ack_range++;
 		return;
 	}
 	if (!rp_path_seq_recent(ep, a->echo_path, a->echo_seq)) {
 		ep->st.rx_drop_ack++;
+		ep->st.rx_drop_ack_echo++;
 		return;
 	}
 	ep->st.acks_rcvd++;
@@ -443,6 +447,7 @@ void rp_req_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload)
 		if (psn_lt(ep->snd_nxt, h->psn) ||
 		    psn_lt(h->psn, ep->snd_una - ep->cfg.window)) {
 			ep->st.rx_drop_ack++;
+			ep->st.rx_drop_ack_range++;
 			break;
 		}
 		take_credit(ep, h->ctrl.credit_psn);

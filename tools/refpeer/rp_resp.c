@@ -70,10 +70,11 @@ static void nak(struct rp_ep *ep, const struct mro_hdr *h, u8 syndrome,
 		const char *why)
 {
 	if (h->psn != ep->rcv_base) {
-		ep->st.rx_drop_field++;		/* rx_drop_error_ahead */
+		ep->st.rx_drop_error_ahead++;
 		return;
 	}
 	send_ack(ep, h, syndrome, 0, h->psn, false);
+	ep->st.nak_sent++;
 	rp_fail(ep, "QP %u: %s at PSN %u: NAK sent, connection ended",
 		ep->cfg.qpn, why, h->psn);
 }
@@ -192,7 +193,7 @@ static void dup_read(struct rp_ep *ep, const struct mro_hdr *h)
 		exec_read(ep, h, true);
 		return;
 	}
-	ep->st.rx_drop_field++;		/* rx_drop_dup_req */
+	ep->st.rx_drop_dup_req++;
 }
 
 static void exec_atomic(struct rp_ep *ep, const struct mro_hdr *h)
@@ -243,7 +244,7 @@ static void dup_atomic(struct rp_ep *ep, const struct mro_hdr *h)
 		rp_xmit(ep, &r, NULL, 0, rp_path_reply(ep, h->path, true));
 		return;
 	}
-	ep->st.rx_drop_field++;		/* rx_drop_dup_req */
+	ep->st.rx_drop_dup_req++;
 }
 
 static bool is_rdat(u8 op)
@@ -332,6 +333,7 @@ static bool place_msg(struct rp_ep *ep, const struct mro_hdr *h,
 		if (psn_le(ep->rq_tail, idx)) {
 			/* no receive WQE: RNR NAK, not marked received */
 			send_ack(ep, h, METAROCE_SYN_RNR_NAK, 1, h->psn, false);
+			ep->st.rnr_nak_sent++;
 			return false;
 		}
 		memset(m, 0, sizeof(*m));
