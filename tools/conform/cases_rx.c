@@ -642,6 +642,6 @@ const struct ccase cases_rx[] = {
 	{ "RX-27 PSN-11", "PSN beyond the window or 2^16 behind dropped", c_window_beyond, 0 },
 	{ "RX-34 CTRL-3", "PROBE without ACK_REQ dropped unanswered", c_probe_no_ack_req, 0 },
 	{ "CTRL-4", "PROBE outside the receive window dropped", c_probe_window, 0 },
-	{ "PROT-12 FLAG-9", "SEALED on an unprotected connection dropped", c_sealed_unprotected, CF_NOPROT },
+	{ "PROT-12 FLAG-9", "SEALED on an unprotected connection dropped", c_sealed_unprotected, 0 },
 	{ NULL, NULL, NULL, 0 },
 };

@@ -731,9 +731,8 @@ int main(int argc, char **argv)
 			if (only && !strstr(c->rules, only) &&
 			    !strstr(c->name, only))
 				continue;
-			if ((c->flags & CF_PROT) && !g.prot)
-				continue;
-			if ((c->flags & CF_NOPROT) && g.prot)
+			/* a protected run runs the protection cases only */
+			if (!(c->flags & CF_PROT) != !g.prot)
 				continue;
 			run[nrun++] = c;
 		}

@@ -90,8 +90,8 @@ struct cx {
 typedef void (*case_fn)(struct cx *cx);
 
 #define CF_MANUAL	0x1	/* the case sets up its connection itself */
-#define CF_PROT		0x2	/* only on a protected run (--prot) */
-#define CF_NOPROT	0x4	/* only on an unprotected run */
+#define CF_PROT		0x2	/* a protected run's case (--prot); others
+				 * run unprotected */
 
 struct ccase {
 	const char *rules;	/* "RX-9 HDR-2": the rules it checks */

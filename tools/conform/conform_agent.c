@@ -204,7 +204,7 @@ static void cmd_connect(struct agent *a, const char *l)
 	memset(a->region, 0, AGENT_REGION);
 	a->rkey = rp_reg_mr(a->ep, a->region, AGENT_REGION,
 			    RP_ACCESS_REMOTE_WRITE | RP_ACCESS_REMOTE_READ |
-			    RP_ACCESS_REMOTE_ATOMIC);
+			    RP_ACCESS_REMOTE_ATOMIC | RP_ACCESS_FLUSH_GLOBAL);
 	if (rp_ep_connect(a->ep)) {
 		reply(a, "ERR connect: %s", rp_error(a->ep));
 		return;
@@ -285,6 +285,7 @@ static void cmd_poll(struct agent *a, const char *l)
 		reply(a, "ERR no QP");
 		return;
 	}
+	line[0] = 0;
 	agent_u64(l, "ms", &ms);
 	t0 = now_us();
 	for (;;) {

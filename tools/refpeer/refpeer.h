@@ -94,6 +94,7 @@ bool rp_idle(struct rp_ep *ep);
 #define RP_ACCESS_REMOTE_WRITE	0x1
 #define RP_ACCESS_REMOTE_READ	0x2
 #define RP_ACCESS_REMOTE_ATOMIC	0x4
+#define RP_ACCESS_FLUSH_GLOBAL	0x8	/* FLUSH with type global visibility */
 u32 rp_reg_mr(struct rp_ep *ep, void *addr, size_t len, unsigned int access);
 
 enum rp_wc_opcode {
