@@ -653,6 +653,12 @@ static void c_flush(struct cx *cx)
 	h.flush.type = METAROCE_FLUSH_GLOBAL;
 	h.flush.level = METAROCE_FLUSH_RANGE;
 	cx_send(cx, &h, NULL, 0);
+	if (!cx->flush) {
+		/* a region (and QP) without the FLUSH right: NAK_ACCESS */
+		cx_note(cx, "the target's region does not grant FLUSH");
+		nak_at_base(cx, &h, METAROCE_SYN_NAK_ACCESS);
+		return;
+	}
 	a = ack_of(cx, &h, 300);
 	CHECK(cx, a && a->h.ack.syndrome == 0 && a->h.ack.cum_psn == cx->psn + 1,
 	      "FLUSH (global, range) not acknowledged");

@@ -157,8 +157,10 @@ static unsigned int read_ctrs(struct cx *cx, struct ctr *c, unsigned int max)
 	const char *p;
 	unsigned int n = 0;
 
-	if (cx_agent(cx, "COUNTERS"))
+	if (cx_agent(cx, "COUNTERS")) {
+		cx_note(cx, "COUNTERS: %s", cx->reply);
 		return 0;
+	}
 	p = cx->reply + 2;
 	while (n < max && *p == ' ') {
 		unsigned long long v;
@@ -269,8 +271,13 @@ static struct pkt *find(struct cx *cx, u8 opcode, unsigned int from)
 
 		if (p->used)
 			continue;
+		/*
+		 * any: what answers a packet; HELLOs and CREDITs (which a
+		 * responder sends when its sender falls silent) do not
+		 */
 		if (opcode ? p->h.opcode == opcode :
-		    p->h.opcode != METAROCE_OP_HELLO)
+		    p->h.opcode != METAROCE_OP_HELLO &&
+		    p->h.opcode != METAROCE_OP_CREDIT)
 			return p;
 	}
 	return NULL;
@@ -296,10 +303,14 @@ struct pkt *cx_wait(struct cx *cx, u8 opcode, int ms)
 unsigned int cx_quiet(struct cx *cx, u8 opcode, int ms)
 {
 	unsigned int from = cx->nq, n = 0;
+	struct pkt *p;
 
 	cx_pump(cx, ms);
-	while (find(cx, opcode, from)) {
-		find(cx, opcode, from)->used = true;
+	while ((p = find(cx, opcode, from))) {
+		p->used = true;
+		cx_note(cx, "answered by opcode %#x psn %u%s", p->h.opcode,
+			p->h.psn, p->h.opcode == METAROCE_OP_ACK ?
+			" (an ACK)" : "");
 		n++;
 	}
 	return n;
@@ -493,6 +504,7 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 	cx->rkey = v;
 	agent_u64(cx->reply, "len", &v);
 	cx->rlen = v;
+	cx->flush = agent_u64(cx->reply, "flush", &v) && v;
 	rp_ep_connect(cx->ep);
 	if (o->no_wait)
 		return 0;

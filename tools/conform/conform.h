@@ -72,6 +72,7 @@ struct cx {
 	u64 va;			/* the target's region */
 	u32 rkey;
 	u32 rlen;
+	bool flush;		/* the region grants FLUSH (global) */
 	u32 psn;		/* next request PSN the tester uses */
 	u32 msn;		/* next msn the tester uses */
 	u32 seq;		/* path_seq for cx_build() */

@@ -138,6 +138,7 @@ static void counters(struct agent *a)
 	C("rx_drop_dup_req", s->rx_drop_dup_req);
 	C("rx_drop_error_ahead", s->rx_drop_error_ahead);
 	C("rx_drop_ack_range", s->rx_drop_ack_range);
+	C("rx_drop_stale_resp", s->rx_drop_stale_resp);
 	C("rx_drop_ack_echo", s->rx_drop_ack_echo);
 	C("cc_bad_feedback", s->cc_bad_feedback);
 	C("rx_duplicate", s->rx_duplicate);
@@ -154,6 +155,7 @@ static void counters(struct agent *a)
 	C("nak_sent", s->nak_sent);
 	C("hello_sent", s->hello_sent);
 	C("hello_rcvd", s->hello_rcvd);
+	C("negotiation_failed", s->negotiation_failed);
 	C("tail_loss_probes", s->tlp_probes);
 	C("rcvd_pkts", s->rx_pkts);
 	C("sent_pkts", s->tx_pkts);
@@ -209,7 +211,7 @@ static void cmd_connect(struct agent *a, const char *l)
 		reply(a, "ERR connect: %s", rp_error(a->ep));
 		return;
 	}
-	reply(a, "OK va=%llu rkey=%u len=%u",
+	reply(a, "OK va=%llu rkey=%u len=%u flush=1",
 	      (unsigned long long)(uintptr_t)a->region, a->rkey, AGENT_REGION);
 }
 

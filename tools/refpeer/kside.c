@@ -46,6 +46,7 @@ struct kside {
 	/* options */
 	bool server;
 	bool agent;		/* --agent: the conformance suite's target */
+	const char *counters;	/* --counters: the port's hw_counters dir */
 	const char *dev_name;
 	int gid_index;
 	unsigned int listen_port;
@@ -726,7 +727,11 @@ struct kagent {
 	uint8_t *region;
 	uint32_t psn;
 	unsigned int timeout, retry, rnr_timer, rd_atom;
+	bool flush;		/* the region and QP grant FLUSH (global) */
 };
+
+/* IB_UVERBS_ACCESS_FLUSH_GLOBAL, for an rdma-core that has no name for it */
+#define KS_ACCESS_FLUSH_GLOBAL	(1 << 8)
 
 static void ka_reply(struct kagent *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -786,19 +791,15 @@ static void ka_create(struct kagent *a, const char *l)
 	a->retry = agent_u64(l, "retry", &v) ? v : 7;
 	a->rnr_timer = agent_u64(l, "rnr_timer", &v) ? v : 12;
 	a->rd_atom = agent_u64(l, "rd_atom", &v) ? v : a->k->rd_atom;
-#ifdef IBV_ACCESS_FLUSH_GLOBAL
-	at.qp_access_flags |= IBV_ACCESS_FLUSH_GLOBAL;
-	access |= IBV_ACCESS_FLUSH_GLOBAL;
-#endif
 	memset(a->region, 0, AGENT_REGION);
-	a->mr = ibv_reg_mr(a->k->pd, a->region, AGENT_REGION, access);
-#ifdef IBV_ACCESS_FLUSH_GLOBAL
-	if (!a->mr) {	/* a device without FLUSH */
-		access &= ~IBV_ACCESS_FLUSH_GLOBAL;
-		at.qp_access_flags &= ~IBV_ACCESS_FLUSH_GLOBAL;
+	/* FLUSH where the kernel has it (6.2+), else without */
+	a->flush = true;
+	a->mr = ibv_reg_mr(a->k->pd, a->region, AGENT_REGION,
+			   access | KS_ACCESS_FLUSH_GLOBAL);
+	if (!a->mr) {
+		a->flush = false;
 		a->mr = ibv_reg_mr(a->k->pd, a->region, AGENT_REGION, access);
 	}
-#endif
 	if (!a->mr) {
 		ka_reply(a, "ERR register: %s", strerror(errno));
 		return;
@@ -808,10 +809,25 @@ static void ka_create(struct kagent *a, const char *l)
 		ka_reply(a, "ERR create QP: %s", strerror(errno));
 		return;
 	}
+	if (a->flush)
+		at.qp_access_flags |= KS_ACCESS_FLUSH_GLOBAL;
 	if (ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
-		ka_reply(a, "ERR QP to INIT: %s", strerror(errno));
-		return;
+		if (!a->flush) {
+			ka_reply(a, "ERR QP to INIT: %s", strerror(errno));
+			return;
+		}
+		/* a region with FLUSH but a QP refused it: none at all */
+		a->flush = false;
+		at.qp_access_flags &= ~KS_ACCESS_FLUSH_GLOBAL;
+		ibv_dereg_mr(a->mr);
+		a->mr = ibv_reg_mr(a->k->pd, a->region, AGENT_REGION, access);
+		if (!a->mr || ibv_modify_qp(a->qp, &at, IBV_QP_STATE |
+					    IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					    IBV_QP_ACCESS_FLAGS)) {
+			ka_reply(a, "ERR QP to INIT: %s", strerror(errno));
+			return;
+		}
 	}
 	a->psn = random24();
 	inet_ntop(AF_INET, &a->k->ip, ip, sizeof(ip));
@@ -867,9 +883,9 @@ static void ka_connect(struct kagent *a, const char *l)
 		ka_reply(a, "ERR QP to RTS: %s", strerror(e));
 		return;
 	}
-	ka_reply(a, "OK va=%llu rkey=%u len=%u rnr_timer=%u",
+	ka_reply(a, "OK va=%llu rkey=%u len=%u rnr_timer=%u flush=%d",
 		 (unsigned long long)(uintptr_t)a->region, a->mr->rkey,
-		 AGENT_REGION, a->rnr_timer);
+		 AGENT_REGION, a->rnr_timer, a->flush);
 }
 
 static void ka_post(struct kagent *a, const char *verb, const char *l)
@@ -1015,8 +1031,12 @@ static void ka_counters(struct kagent *a)
 	DIR *dp;
 	FILE *f;
 
-	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/ports/1/hw_counters",
-		 a->k->dev_name);
+	if (a->k->counters)
+		snprintf(dir, sizeof(dir), "%s", a->k->counters);
+	else
+		snprintf(dir, sizeof(dir),
+			 "/sys/class/infiniband/%s/ports/1/hw_counters",
+			 a->k->dev_name);
 	dp = opendir(dir);
 	if (!dp) {
 		ka_reply(a, "ERR %s: %s", dir, strerror(errno));
@@ -1145,7 +1165,7 @@ static void usage(void)
 	fprintf(stderr,
 "usage: kside --server --listen PORT -d DEV -g GIDIDX [options]\n"
 "       kside --client --connect IP:PORT -d DEV -g GIDIDX [options]\n"
-"       kside --agent PORT -d DEV -g GIDIDX [--port N] [-v]\n"
+"       kside --agent PORT -d DEV -g GIDIDX [--port N] [--counters DIR] [-v]\n"
 "         (the conformance suite's agent: tools/conform)\n"
 "  -d, --dev DEV        RDMA device (mr1)\n"
 "  -g, --gid N          index of the device's IPv4-mapped RoCE v2 GID\n"
@@ -1168,7 +1188,7 @@ int main(int argc, char **argv)
 		{ "msg", 1, NULL, 'm' }, { "ops", 1, NULL, 'o' },
 		{ "seed", 1, NULL, 's' }, { "timeout", 1, NULL, 'T' },
 		{ "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' },
-		{ "agent", 1, NULL, 'A' },
+		{ "agent", 1, NULL, 'A' }, { "counters", 1, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kside k = {
@@ -1184,6 +1204,7 @@ int main(int argc, char **argv)
 		switch (ch) {
 		case 'S': k.server = true; role = true; break;
 		case 'C': k.server = false; role = true; break;
+		case 'N': k.counters = optarg; break;
 		case 'A': k.agent = true; k.listen_port = atoi(optarg); role = true; break;
 		case 'L': k.listen_port = atoi(optarg); break;
 		case 'c': k.connect = optarg; break;

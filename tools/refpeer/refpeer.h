@@ -164,6 +164,14 @@ int rp_send_hdr(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 		u32 len, unsigned int slot, bool raw_fields);
 int rp_send_datagram(struct rp_ep *ep, const void *buf, size_t len,
 		     unsigned int slot);
+/*
+ * rp_send_hdr()'s packet (fields filled, sealed on a protected
+ * connection: it takes a transmission counter value) into @out instead of
+ * onto the wire, for a test to alter and send with rp_send_datagram();
+ * its length, or -1
+ */
+int rp_build_hdr(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
+		 u32 len, unsigned int slot, u8 *out, size_t room);
 /* the same with the IP header's TOS byte set to @tos (ECN: its low 2 bits) */
 int rp_send_datagram_tos(struct rp_ep *ep, const void *buf, size_t len,
 			 unsigned int slot, int tos);
@@ -195,6 +203,7 @@ struct rp_stats {
 	u64 rx_drop_ack_range, rx_drop_ack_echo, cc_bad_feedback;
 	u64 rx_drop_error_ahead, rx_drop_dup_req, rx_drop_stale_resp;
 	u64 rnr_nak_sent, nak_sent;
+	u64 negotiation_failed;
 	u64 rx_drop_auth, rx_drop_replay, rx_drop_unkeyed;
 	u64 rx_drop_qkey, rx_drop_no_wqe;
 	u64 hello_sent, hello_rcvd;

@@ -494,9 +494,11 @@ static void send_sim(struct rp_ep *ep, const u8 *buf, size_t len,
 	send_now(ep, buf, len, slot, tos);
 }
 
-static int xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
-		u32 len, unsigned int slot, bool fill)
+/* encode (and seal) @h and @payload in ep->txbuf: its length, or -1 */
+static int build(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
+		 u32 len, unsigned int *slotp, bool fill)
 {
+	unsigned int slot = *slotp;
 	bool ud = h->opcode == METAROCE_OP_UD_SEND ||
 		  h->opcode == METAROCE_OP_UD_SEND_IMM;
 	bool hello = h->opcode == METAROCE_OP_HELLO;
@@ -544,10 +546,33 @@ static int xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 		mro_wire_seal(buf, n + len);
 		total = n + len + METAROCE_CRC_LEN;
 	}
+	*slotp = slot;
+	return total;
+}
+
+static int xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
+		u32 len, unsigned int slot, bool fill)
+{
+	int total = build(ep, h, payload, len, &slot, fill);
+
+	if (total < 0)
+		return -1;
 	if (ep->tx_hook && !ep->tx_hook(ep->tx_hook_arg, h, slot))
 		return 0;
-	send_sim(ep, buf, total, slot, h->flags & METAROCE_F_ECT ? 0x02 : 0);
+	send_sim(ep, ep->txbuf, total, slot,
+		 h->flags & METAROCE_F_ECT ? 0x02 : 0);
 	return 0;
+}
+
+int rp_build_hdr(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
+		 u32 len, unsigned int slot, u8 *out, size_t room)
+{
+	int total = build(ep, h, payload, len, &slot, true);
+
+	if (total < 0 || (size_t)total > room)
+		return -1;
+	memcpy(out, ep->txbuf, total);
+	return total;
 }
 
 int rp_xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,

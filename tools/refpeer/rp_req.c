@@ -334,6 +334,10 @@ static void rx_ack(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 		fail_wqe(ep, a->nak_psn, RP_WC_REM_INV_REQ_ERR,
 			 "peer answered NAK_INVALID");
 		return;
+	case METAROCE_SYN_NAK_RANGE:	/* NAK-6: as IB's invalid request */
+		fail_wqe(ep, a->nak_psn, RP_WC_REM_INV_REQ_ERR,
+			 "peer answered NAK_RANGE");
+		return;
 	case METAROCE_SYN_NAK_ACCESS:
 		fail_wqe(ep, a->nak_psn, RP_WC_REM_ACCESS_ERR,
 			 "peer answered NAK_ACCESS");
@@ -377,14 +381,18 @@ static void rx_read_resp(struct rp_ep *ep, const struct mro_hdr *h,
 	struct rp_psn *e;
 	struct rp_wqe *w;
 
-	if (psn_lt(h->psn, ep->snd_una) || !psn_lt(h->psn, ep->snd_nxt)) {
+	if (!psn_lt(h->psn, ep->snd_nxt)) {
+		ep->st.rx_drop_stale_resp++;	/* RX-39: nothing asked */
+		return;
+	}
+	if (psn_lt(h->psn, ep->snd_una)) {
 		ep->st.rx_duplicate++;
 		return;
 	}
 	e = ent(ep, h->psn);
 	w = &ep->sq[e->wqe % RP_SQ_SIZE];
 	if (w->opcode != METAROCE_OP_READ_REQ) {
-		ep->st.rx_drop_field++;
+		ep->st.rx_drop_stale_resp++;
 		return;
 	}
 	if (e->state != PSN_OUT) {
@@ -407,7 +415,11 @@ static void rx_atomic_resp(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 	struct rp_psn *e;
 	struct rp_wqe *w;
 
-	if (psn_lt(h->psn, ep->snd_una) || !psn_lt(h->psn, ep->snd_nxt)) {
+	if (!psn_lt(h->psn, ep->snd_nxt)) {
+		ep->st.rx_drop_stale_resp++;	/* RX-39: nothing asked */
+		return;
+	}
+	if (psn_lt(h->psn, ep->snd_una)) {
 		ep->st.rx_duplicate++;
 		return;
 	}
@@ -415,7 +427,7 @@ static void rx_atomic_resp(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 	w = &ep->sq[e->wqe % RP_SQ_SIZE];
 	if (w->opcode != METAROCE_OP_CMP_SWAP &&
 	    w->opcode != METAROCE_OP_FETCH_ADD) {
-		ep->st.rx_drop_field++;
+		ep->st.rx_drop_stale_resp++;
 		return;
 	}
 	if (e->state != PSN_OUT) {

@@ -34,6 +34,10 @@ lab_netns_hosts 2
 lab_check link-add-mr1 ip netns exec h1 rdma link add mr1 type metaroce netdev eth0 || exit 1
 lab_check active-mr1 mro_wait_state mr1 ACTIVE || exit 1
 G1=$(lab_gid_index mr1) || exit 1
+# mr1's port counters as the root namespace's sysfs shows them (ip netns
+# exec mounts h1's own sysfs)
+CTRS=/proc/1/root/sys/class/infiniband/mr1/ports/1/hw_counters
+lab_check counters-visible-in-h1 ip netns exec h1 test -r "$CTRS/rx_drop_crc" || exit 1
 
 # put FILE LINE: write LINE as `echo LINE > FILE`, failing as it fails
 put() {
@@ -55,7 +59,7 @@ suite() {
     tcp=$((tcp + 1))
     log=$LAB_WORK/conform-$mode.tap
     ip netns exec h1 timeout -k 5 900 "$KS" --agent $tcp -d mr1 -g "$G1" \
-        --port "$MRO_PORT" >"$LAB_WORK/agent-$mode.log" 2>&1 &
+        --port "$MRO_PORT" --counters "$CTRS" >"$LAB_WORK/agent-$mode.log" 2>&1 &
     agent=$!
     mro_wait_listen h1 $tcp 30
     ip netns exec h2 timeout -k 5 900 "$CF" -l 10.98.0.2 --agent 10.98.0.1:$tcp \
@@ -89,7 +93,7 @@ suite() {
     lab_check "$mode-suite-exit" test "$rc" -eq 0
 }
 
-suite none
+suite none -v
 
 # packet protection: one device key, the same bytes at both ends
 head -c 16 /dev/urandom >"$LAB_WORK/key"
