@@ -73,9 +73,9 @@ static void c_mismatch(struct cx *cx)
 	char st[16] = "?";
 	u64 end;
 
+	cx_snap(cx);		/* the failure may come within the setup */
 	if (cx_setup(cx, &o))
 		return;
-	cx_snap(cx);
 	end = cx_now_us() + 1000000;
 	while (cx_now_us() < end) {
 		cx_pump(cx, 20);

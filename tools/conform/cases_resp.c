@@ -425,6 +425,14 @@ static void c_read(struct cx *cx)
 		CHECK(cx, q->path == 3, "response %u on slot %u, want the request's 3",
 		      k, q->path);
 	}
+	/* its ACK_REQ is answered by an ACK after the responses */
+	a = ack_of(cx, &h, 300);
+	CHECK(cx, a != NULL, "no ACK after the READ's responses");
+	if (a)
+		CHECK(cx, a->h.ack.cum_psn == cx->psn + 3 &&
+		      (s32)(a->h.ack.credit_psn - a->h.ack.cum_psn) > 0,
+		      "ACK after the READ: cum_psn %u credit_psn %u, want %u and beyond",
+		      a->h.ack.cum_psn, a->h.ack.credit_psn, cx->psn + 3);
 	/* the READ took three PSNs: the next request is at p + 3 */
 	cx->slot = 0;
 	cx->psn += 3;
@@ -742,7 +750,170 @@ static void c_piggy_applied(struct cx *cx)
 	      "the piggybacked ACK did not complete the SEND (%d completions)", n);
 }
 
+/* a READ_REQ ahead of a WRITE to the same bytes reads what it wrote */
+static void c_read_waits(struct cx *cx)
+{
+	static u8 w[64];
+	struct mro_hdr h, q;
+	struct pkt *r;
+
+	memset(w, 0xee, sizeof(w));
+	cx_req(cx, &q, METAROCE_OP_READ_REQ, cx->psn + 1);
+	q.flags = METAROCE_F_FIRST | METAROCE_F_ACK_REQ;
+	q.msg.va = cx->va + 3072;
+	q.msg.length = 64;
+	q.msg.imm = 256;
+	q.msg.rkey = cx->rkey;
+	cx_send(cx, &q, NULL, 0);
+	CHECK(cx, cx_quiet(cx, METAROCE_OP_READ_RESP, 40) == 0,
+	      "a READ_REQ ahead of its turn was answered at once");
+	wr_hdr(cx, &h, cx->psn, 0, 64, 64, false);
+	h.msg.va = cx->va + 3072;
+	cx_send(cx, &h, w, 64);
+	r = cx_wait(cx, METAROCE_OP_READ_RESP, 300);
+	CHECK(cx, r != NULL, "the waiting READ_REQ was not answered");
+	if (r)
+		CHECK(cx, r->h.psn == cx->psn + 1 && r->payload[0] == 0xee &&
+		      r->payload[63] == 0xee,
+		      "READ response PSN %u byte %#x: not what the earlier WRITE left",
+		      r->h.psn, r->payload[0]);
+}
+
+/* a slot index the responder does not have still gets an answer */
+static void c_foreign_slot(struct cx *cx)
+{
+	struct mro_hdr h;
+	struct pkt *a = NULL;
+	u8 buf[256];
+	size_t n;
+	u64 end;
+
+	cx_req(cx, &h, METAROCE_OP_PROBE, cx->psn);
+	n = cx_build(cx, &h, NULL, 0, buf);
+	buf[16] = 0;
+	buf[17] = 61;		/* path 61 */
+	cx_recrc(buf, n);
+	cx_raw(cx, buf, n);
+	end = cx_now_us() + 300000;
+	while (cx_now_us() < end) {
+		a = cx_wait(cx, METAROCE_OP_ACK, 10);
+		if (a && a->h.ack.echo_seq == h.path_seq)
+			break;
+		a = NULL;
+	}
+	CHECK(cx, a != NULL, "no ACK to a PROBE on slot 61");
+	if (a)
+		CHECK(cx, a->h.ack.echo_path == 61, "echo_path %u, want 61",
+		      a->h.ack.echo_path);
+}
+
+/* a packet that disagrees with its message's length is dropped */
+static void c_msg_mismatch(struct cx *cx)
+{
+	static u8 d[1024];
+	struct mro_hdr h;
+	struct pkt *a;
+
+	cx_agent(cx, "RECV wr=1 off=0 len=8192");
+	cx_req(cx, &h, METAROCE_OP_SEND, cx->psn);
+	h.flags = METAROCE_F_FIRST;
+	h.msg.length = 2048;
+	cx_send(cx, &h, d, 1024);
+	cx_snap(cx);
+	cx_req(cx, &h, METAROCE_OP_SEND, cx->psn + 1);
+	h.flags = METAROCE_F_LAST | METAROCE_F_ACK_REQ;
+	h.msg.first_psn = cx->psn;
+	h.msg.length = 4096;	/* not the message's 2048 */
+	h.msg.offset = 3072;
+	cx_send(cx, &h, d, 1024);
+	CHECK(cx, cx_quiet(cx, METAROCE_OP_ACK, 60) == 0,
+	      "a packet disagreeing with its message was answered");
+	CHECK_DELTA(cx, "rx_drop_field", 1);
+	a = cx_probe(cx);
+	CHECK(cx, a && a->h.ack.cum_psn == cx->psn + 1 && !a->h.ack.sack[0],
+	      "the disagreeing packet was taken");
+}
+
+/* a message 64 or more ahead of the next to complete is dropped */
+static void c_msn_window(struct cx *cx)
+{
+	struct mro_hdr h;
+	struct pkt *a;
+
+	cx_agent(cx, "RECV wr=1 off=0 len=64");
+	cx_snap(cx);
+	cx_req(cx, &h, METAROCE_OP_SEND, cx->psn);
+	h.flags |= METAROCE_F_ACK_REQ;
+	h.msg.msn = 64;
+	h.msg.length = 16;
+	cx_send(cx, &h, pat, 16);
+	CHECK(cx, cx_quiet(cx, METAROCE_OP_ACK, 60) == 0,
+	      "a SEND 64 messages ahead was answered");
+	CHECK_DELTA(cx, "rx_drop_window", 1);
+	a = cx_probe(cx);
+	CHECK(cx, a && a->h.ack.cum_psn == cx->psn, "the SEND 64 ahead was taken");
+}
+
+/* a QP in the error state drops requests and PROBEs */
+static void c_error_state(struct cx *cx)
+{
+	struct mro_hdr h;
+
+	wr_hdr(cx, &h, cx->psn, 0, 16, 16, true);
+	h.msg.rkey ^= 0x5a5a00;
+	cx_send(cx, &h, pat, 16);
+	nak_at_base(cx, &h, METAROCE_SYN_NAK_ACCESS);
+	cx_snap(cx);
+	cx_req(cx, &h, METAROCE_OP_PROBE, cx->psn);
+	cx_send(cx, &h, NULL, 0);
+	CHECK(cx, cx_quiet(cx, METAROCE_OP_ACK, 60) == 0,
+	      "a QP in the error state answered a PROBE");
+	CHECK_DELTA(cx, "rx_drop_qp_state", 1);
+}
+
+/* READ_RESP whose offset + payload passes 2^31: a length error */
+static void c_resp_length(struct cx *cx)
+{
+	struct mro_hdr h;
+	u8 buf[256];
+	size_t n;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_READ_RESP;
+	h.flags = METAROCE_F_LAST;
+	h.psn = cx->tpsn;
+	h.rresp.offset = 0x7ffffff0;
+	n = cx_build(cx, &h, pat, 64, buf);
+	cx_snap(cx);
+	cx_raw(cx, buf, n);
+	cx_pump(cx, 40);
+	CHECK_DELTA(cx, "rx_drop_length", 1);
+}
+
+/* protection none: data flows from RTS, before the HELLO exchange */
+static void c_no_wait(struct cx *cx)
+{
+	struct cx_opts o = { .no_wait = true };
+	struct mro_hdr h;
+	struct pkt *a;
+
+	if (cx_setup(cx, &o))
+		return;
+	wr_hdr(cx, &h, cx->psn, 0, 16, 16, true);
+	cx_send(cx, &h, pat, 16);
+	a = ack_of(cx, &h, 300);
+	CHECK(cx, a && a->h.ack.cum_psn == cx->psn + 1,
+	      "a WRITE sent with the HELLOs was not taken");
+}
+
 const struct ccase cases_resp[] = {
+	{ "ORD-6 NAK-9", "READ_REQ ahead of a WRITE waits and reads what it wrote", c_read_waits, 0 },
+	{ "EXT-8", "PROBE on a slot the responder lacks answered", c_foreign_slot, 0 },
+	{ "RX-35", "packet disagreeing with its message dropped", c_msg_mismatch, 0 },
+	{ "RX-37 MSG-3", "SEND 64 messages ahead dropped", c_msn_window, 0 },
+	{ "RX-32 NAK-7", "QP in error drops PROBEs", c_error_state, 0 },
+	{ "RX-19 EXT-2", "READ_RESP offset + payload above 2^31 dropped", c_resp_length, 0 },
+	{ "NEG-9", "protection none: data flows before the HELLO exchange ends", c_no_wait, CF_MANUAL },
 	{ "CTRL-1 CTRL-2 ACK-1 ACK-2 EXT-9 EXT-11 UDP-2 NAK-1 FLAG-6", "PROBE answered by a plain ACK naming it", c_probe_ack, 0 },
 	{ "RX-28 ACK-4 EXT-10", "duplicate counted and answered on another slot", c_duplicate, 0 },
 	{ "ACK-3 RX-29 EXT-11 WRITE-1", "hole opened and filled answered at once, SACK", c_hole, 0 },
@@ -755,7 +926,7 @@ const struct ccase cases_resp[] = {
 	{ "WRITE-2 NAK-4 NAK-7", "WRITE with a bad rkey at the base: NAK_ACCESS, QP error", c_write_access, 0 },
 	{ "WRITE-2 NAK-4", "WRITE beyond the region: NAK_ACCESS", c_write_bounds, 0 },
 	{ "NAK-8", "bad WRITE ahead of the base dropped, counted, not NAKed", c_error_ahead, 0 },
-	{ "RD-2 EXT-2 EXT-7 PSN-8 ACK-9 OP-1", "READ answered in segments of imm bytes", c_read, 0 },
+	{ "RD-2 EXT-2 EXT-7 PSN-8 ACK-9 ACK-10 OP-1", "READ answered in segments of imm bytes", c_read, 0 },
 	{ "RD-4 RD-5 RD-6 ORD-7", "duplicate READ_REQ replayed, a foreign one dropped", c_read_dup, 0 },
 	{ "RD-3 NAK-3", "READ_REQ segment above the payload MTU: NAK_INVALID", c_read_too_big, 0 },
 	{ "ATOM-1 ATOM-2 EXT-3 EXT-5 EXT-6 EXT-7 RES-4", "FETCH_ADD and its duplicate from the cache", c_atomic, 0 },

@@ -154,8 +154,21 @@ int cx_setmem(struct cx *cx, u32 off, const u8 *p, u32 len)
 
 static unsigned int read_ctrs(struct cx *cx, struct ctr *c, unsigned int max)
 {
+	static u64 last_us;
 	const char *p;
 	unsigned int n = 0;
+	u64 now = cx_now_us();
+
+	/*
+	 * The RDMA core caches a port's hw_counters for 10 ms
+	 * (RDMA_HW_STATS_DEFAULT_LIFESPAN): two reads closer than that may
+	 * show the same values.  Keep them 25 ms apart, the tester running.
+	 */
+	if (now - last_us < 25000 && cx->ep)
+		cx_pump(cx, (25000 - (now - last_us)) / 1000 + 1);
+	else if (now - last_us < 25000)
+		usleep(25000 - (now - last_us));
+	last_us = cx_now_us();
 
 	if (cx_agent(cx, "COUNTERS")) {
 		cx_note(cx, "COUNTERS: %s", cx->reply);
@@ -238,7 +251,13 @@ static bool rx_hook(void *arg, const struct mro_hdr *h, const u8 *payload,
 			memcpy(p->payload, payload, h->payload_len < CX_PAYLOAD ?
 			       h->payload_len : CX_PAYLOAD);
 	}
-	if (cx->g->verbose)
+	if (cx->g->verbose && h->opcode == METAROCE_OP_ACK)
+		cx_note(cx, "< ACK flags 0x%x path %u syndrome %u code %u cum_psn %u nak_psn %u sack %#llx echo path %u seq %u",
+			h->flags, h->path, h->ack.syndrome, h->ack.nak_code,
+			h->ack.cum_psn, h->ack.nak_psn,
+			(unsigned long long)h->ack.sack[0], h->ack.echo_path,
+			h->ack.echo_seq);
+	else if (cx->g->verbose)
 		cx_note(cx, "< op 0x%02x psn %u flags 0x%x path %u len %u",
 			h->opcode, h->psn, h->flags, h->path, h->payload_len);
 	return h->opcode == METAROCE_OP_HELLO || cx->pass;
@@ -544,6 +563,7 @@ static const struct { const char *id, *why; } unobservable[] = {
 	{ "HDR-3", "internal: which code touches byte order" },
 	{ "RX-1", "internal: skb handling in the receive softirq" },
 	{ "RX-44", "internal: consume_skb()/kfree_skb_reason() verdicts" },
+	{ "UDP-1", "module parameter: the ports udp_port refuses" },
 	{ "UDP-4", "routing: the flow key of route lookups" },
 	{ "UDP-6", "UDP checksum: the tester's socket never shows it" },
 	{ "PSN-3", "verbs: ib_query_qp reports" },

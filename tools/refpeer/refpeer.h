@@ -204,6 +204,7 @@ struct rp_stats {
 	u64 rx_drop_error_ahead, rx_drop_dup_req, rx_drop_stale_resp;
 	u64 rnr_nak_sent, nak_sent;
 	u64 negotiation_failed;
+	u64 rx_drop_qp_state;		/* the connection has ended */
 	u64 rx_drop_auth, rx_drop_replay, rx_drop_unkeyed;
 	u64 rx_drop_qkey, rx_drop_no_wqe;
 	u64 hello_sent, hello_rcvd;

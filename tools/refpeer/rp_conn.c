@@ -704,8 +704,10 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 		ud_rx(ep, &h, buf + h.hdr_len);
 		return;
 	}
-	if (ep->dead)
+	if (ep->dead) {
+		rx_refuse(ep, &ep->st.rx_drop_qp_state, sport, "QP in error");
 		return;
+	}
 	if (h.opcode == METAROCE_OP_HELLO) {
 		if (ep->rx_hook &&
 		    !ep->rx_hook(ep->rx_hook_arg, &h, NULL, sport, NULL))
@@ -843,8 +845,11 @@ int rp_poll(struct rp_ep *ep, int timeout_ms)
 
 	end = timeout_ms < 0 ? UINT64_MAX : rp_now_us() + timeout_ms * 1000ULL;
 	for (;;) {
-		if (ep->dead)
+		if (ep->dead) {
+			/* what still arrives is refused and counted */
+			rx_drain(ep, 64);
 			return -1;
+		}
 		run_due(ep);
 		while (rx_drain(ep, 64) > 0 && !ep->dead) {
 			if (ep->connected)

@@ -106,6 +106,10 @@ for mode in auth encrypt; do
 done
 lab_check protection-none put "$P1/protection" none
 
+# the coverage of the three runs together: rules with a case in any
+covered=$(cat "$LAB_WORK"/coverage-*.txt | awk -F'\t' '$2 > 0 { print $1 }' | sort -u | wc -l)
+lab_metric conform_rules_covered_all "$covered"
+
 mro_counters_nonzero mr1 >"$LAB_OUT/mr1-counters.txt"
 lab_check link-del-mr1 ip netns exec h1 rdma link delete mr1
 lab_check rmmod rmmod metaroce
