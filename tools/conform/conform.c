@@ -471,8 +471,9 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 
 	if (!o)
 		o = &def;
-	if (cx_agent(cx, "CREATE%s%s", o->create ? " " : "",
-		     o->create ? o->create : "")) {
+	cx->tqkey = 0x1c0ffee1;
+	if (cx_agent(cx, "CREATE%s%s%s", o->ud ? " type=ud qkey=0x1c0ffee1" : "",
+		     o->create ? " " : "", o->create ? o->create : "")) {
 		cx_fail(cx, __LINE__, "agent CREATE: %s", cx->reply);
 		return -1;
 	}
@@ -499,7 +500,13 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 	cx->cfg.paths = o->paths ? o->paths : 4;
 	cx->cfg.window = o->window ? o->window : 512;
 	cx->cfg.ack_every = o->ack_every;
-	cx->cfg.prot = cx->g->prot;
+	if (o->ud) {
+		cx->cfg.ud = true;
+		cx->cfg.paths = 1;
+		cx->cfg.hello = false;
+		cx->cfg.qkey = 0x7e57e57e;
+	}
+	cx->cfg.prot = o->ud ? METAROCE_PROT_NONE : cx->g->prot;
 	memcpy(cx->cfg.key, cx->g->key, sizeof(cx->cfg.key));
 	cx->cfg.key_len = cx->g->key_len;
 	cx->cfg.key_id = cx->g->key_id;
@@ -513,8 +520,8 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 	cx->psn = cx->cfg.sq_psn;
 	cx->msn = 0;
 	cx->seq = rand32();
-	if (cx_agent(cx, "CONNECT qpn=%u psn=%u ip=%s", cx->cfg.qpn,
-		     cx->cfg.sq_psn, inet_ntoa(cx->g->local_ip))) {
+	if (cx_agent(cx, "CONNECT qpn=%u psn=%u ip=%s qkey=%u", cx->cfg.qpn,
+		     cx->cfg.sq_psn, inet_ntoa(cx->g->local_ip), cx->cfg.qkey)) {
 		cx_fail(cx, __LINE__, "agent CONNECT: %s", cx->reply);
 		return -1;
 	}
@@ -524,6 +531,7 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 	agent_u64(cx->reply, "len", &v);
 	cx->rlen = v;
 	cx->flush = agent_u64(cx->reply, "flush", &v) && v;
+	cx->grh = agent_u64(cx->reply, "grh", &v) ? v : 0;
 	rp_ep_connect(cx->ep);
 	if (o->no_wait)
 		return 0;
@@ -714,7 +722,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct ccase *sets[] = {
-		cases_rx, cases_resp, cases_req, cases_neg,
+		cases_rx, cases_resp, cases_req, cases_neg, cases_ud,
 	};
 	const struct ccase *run[MAX_CASES];
 	const char *agent = NULL, *rules_file = NULL, *only = NULL;

@@ -60,6 +60,7 @@ struct cx_opts {
 	const char *create;	/* extra CREATE fields for the target */
 	bool no_wait;		/* do not wait for the negotiation */
 	u16 ack_every;		/* tester's contract; 0: the default */
+	bool ud;		/* UD QPs at both ends */
 };
 
 struct cx {
@@ -73,6 +74,9 @@ struct cx {
 	u32 rkey;
 	u32 rlen;
 	bool flush;		/* the region grants FLUSH (global) */
+	u32 grh;		/* UD: bytes before the payload in a receive
+				 * buffer (40 for verbs' GRH area, or 0) */
+	u32 tqkey;		/* UD: the target's Q_Key */
 	u32 psn;		/* next request PSN the tester uses */
 	u32 msn;		/* next msn the tester uses */
 	u32 seq;		/* path_seq for cx_build() */
@@ -101,7 +105,8 @@ struct ccase {
 	unsigned int flags;
 };
 
-extern const struct ccase cases_rx[], cases_resp[], cases_req[], cases_neg[];
+extern const struct ccase cases_rx[], cases_resp[], cases_req[], cases_neg[],
+	cases_ud[];
 
 /* failing an assertion: the case goes on, and is reported not ok */
 void cx_fail(struct cx *cx, int line, const char *fmt, ...)

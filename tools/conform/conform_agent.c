@@ -29,6 +29,7 @@ struct agent {
 	bool created;
 	u8 *region;
 	u32 rkey;
+	u32 peer_qkey;			/* UD: the tester's Q_Key */
 	int verbose;
 };
 
@@ -181,6 +182,13 @@ static void cmd_create(struct agent *a, const char *l)
 		a->cfg.timeout = v;
 	if (agent_u64(l, "retry", &v))
 		a->cfg.retry_cnt = v;
+	if (strstr(l, " type=ud")) {
+		a->cfg.ud = true;
+		a->cfg.paths = 1;
+		a->cfg.hello = false;
+		a->cfg.prot = METAROCE_PROT_NONE;
+		a->cfg.qkey = agent_u64(l, "qkey", &v) ? v : 0x11111111;
+	}
 	a->created = true;
 	reply(a, "OK qpn=%u psn=%u ip=%s port=%u", a->cfg.qpn, a->cfg.sq_psn,
 	      inet_ntoa(a->cfg.local_ip), a->cfg.port);
@@ -199,6 +207,7 @@ static void cmd_connect(struct agent *a, const char *l)
 	}
 	a->cfg.peer_qpn = qpn & 0xffffff;
 	a->cfg.rq_psn = psn & 0xffffff;
+	a->peer_qkey = agent_u64(l, "qkey", &qpn) ? qpn : 0;
 	a->ep = rp_ep_create(&a->cfg);
 	if (!a->ep) {
 		reply(a, "ERR endpoint: %s", strerror(errno));
@@ -212,7 +221,7 @@ static void cmd_connect(struct agent *a, const char *l)
 		reply(a, "ERR connect: %s", rp_error(a->ep));
 		return;
 	}
-	reply(a, "OK va=%llu rkey=%u len=%u flush=1",
+	reply(a, "OK va=%llu rkey=%u len=%u flush=1 grh=0",
 	      (unsigned long long)(uintptr_t)a->region, a->rkey, AGENT_REGION);
 }
 
@@ -251,6 +260,9 @@ static void cmd_post(struct agent *a, const char *verb, const char *l)
 	}
 	if (!strcmp(verb, "RECV")) {
 		r = rp_post_recv(a->ep, wr, buf, len);
+	} else if (!strcmp(verb, "SEND") && a->cfg.ud) {
+		r = rp_post_ud_send(a->ep, wr, buf, len, a->peer_qkey, with_imm,
+				    imm);
 	} else if (!strcmp(verb, "SEND")) {
 		r = rp_post_send(a->ep, wr, buf, len, with_imm, imm);
 	} else if (!strcmp(verb, "WRITE")) {

@@ -728,6 +728,10 @@ struct kagent {
 	uint32_t psn;
 	unsigned int timeout, retry, rnr_timer, rd_atom;
 	bool flush;		/* the region and QP grant FLUSH (global) */
+	bool ud;		/* a UD QP (CREATE type=ud) */
+	uint32_t qkey;		/* UD: this QP's Q_Key */
+	struct ibv_ah *ah;	/* UD: the tester */
+	uint32_t peer_qpn, peer_qkey;
 };
 
 /* IB_UVERBS_ACCESS_FLUSH_GLOBAL, for an rdma-core that has no name for it */
@@ -760,12 +764,84 @@ static void ka_destroy(struct kagent *a)
 	if (a->qp)
 		ibv_destroy_qp(a->qp);
 	a->qp = NULL;
+	if (a->ah)
+		ibv_destroy_ah(a->ah);
+	a->ah = NULL;
 	if (a->mr)
 		ibv_dereg_mr(a->mr);
 	a->mr = NULL;
 	/* what the QP left in the shared CQ is not the next case's */
 	while (ibv_poll_cq(a->k->cq, 16, wc) > 0)
 		;
+}
+
+/* a UD QP through RTS (UD QPs have no connection) */
+static void ka_create_ud(struct kagent *a, const char *l)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = a->k->cq, .recv_cq = a->k->cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr at = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+	};
+	char ip[INET_ADDRSTRLEN];
+	uint64_t v;
+
+	a->qkey = agent_u64(l, "qkey", &v) ? v : 0x11111111;
+	at.qkey = a->qkey;
+	a->qp = ibv_create_qp(a->k->pd, &ia);
+	if (!a->qp) {
+		ka_reply(a, "ERR create UD QP: %s", strerror(errno));
+		return;
+	}
+	a->psn = random24();
+	if (ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY)) {
+		ka_reply(a, "ERR UD QP to INIT: %s", strerror(errno));
+		return;
+	}
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(a->qp, &at, IBV_QP_STATE)) {
+		ka_reply(a, "ERR UD QP to RTR: %s", strerror(errno));
+		return;
+	}
+	at.qp_state = IBV_QPS_RTS;
+	at.sq_psn = a->psn;
+	if (ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN)) {
+		ka_reply(a, "ERR UD QP to RTS: %s", strerror(errno));
+		return;
+	}
+	inet_ntop(AF_INET, &a->k->ip, ip, sizeof(ip));
+	ka_reply(a, "OK qpn=%u psn=%u ip=%s port=%u", a->qp->qp_num, a->psn,
+		 ip, a->k->udp_port);
+}
+
+/* UD: the tester's address handle, QPN and Q_Key */
+static void ka_connect_ud(struct kagent *a, const char *l, uint64_t qpn,
+			  struct in_addr pip)
+{
+	struct ibv_ah_attr ah = { .is_global = 1, .port_num = 1 };
+	uint64_t v;
+
+	ah.grh.sgid_index = a->k->gid_index;
+	ah.grh.hop_limit = 64;
+	ah.grh.dgid.raw[10] = 0xff;
+	ah.grh.dgid.raw[11] = 0xff;
+	memcpy(&ah.grh.dgid.raw[12], &pip, 4);
+	a->ah = ibv_create_ah(a->k->pd, &ah);
+	if (!a->ah) {
+		ka_reply(a, "ERR address handle: %s", strerror(errno));
+		return;
+	}
+	a->peer_qpn = qpn & 0xffffff;
+	a->peer_qkey = agent_u64(l, "qkey", &v) ? v : 0;
+	/* a UD receive buffer starts with the 40 bytes of the GRH area */
+	ka_reply(a, "OK va=%llu rkey=%u len=%u grh=40",
+		 (unsigned long long)(uintptr_t)a->region, a->mr->rkey,
+		 AGENT_REGION);
 }
 
 static void ka_create(struct kagent *a, const char *l)
@@ -802,6 +878,11 @@ static void ka_create(struct kagent *a, const char *l)
 	}
 	if (!a->mr) {
 		ka_reply(a, "ERR register: %s", strerror(errno));
+		return;
+	}
+	a->ud = strstr(l, " type=ud") != NULL;
+	if (a->ud) {
+		ka_create_ud(a, l);
 		return;
 	}
 	a->qp = ibv_create_qp(a->k->pd, &ia);
@@ -846,6 +927,10 @@ static void ka_connect(struct kagent *a, const char *l)
 	if (!a->qp || !agent_u64(l, "qpn", &qpn) || !agent_u64(l, "psn", &psn) ||
 	    !agent_word(l, "ip", ip, sizeof(ip)) || inet_pton(AF_INET, ip, &pip) != 1) {
 		ka_reply(a, "ERR CONNECT wants qpn, psn and ip after CREATE");
+		return;
+	}
+	if (a->ud) {
+		ka_connect_ud(a, l, qpn, pip);
 		return;
 	}
 	memset(&at, 0, sizeof(at));
@@ -933,6 +1018,11 @@ static void ka_post(struct kagent *a, const char *verb, const char *l)
 	if (!strcmp(verb, "SEND")) {
 		swr.opcode = with_imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
 		swr.imm_data = htonl(imm);
+		if (a->ud) {
+			swr.wr.ud.ah = a->ah;
+			swr.wr.ud.remote_qpn = a->peer_qpn;
+			swr.wr.ud.remote_qkey = a->peer_qkey;
+		}
 	} else if (!strcmp(verb, "WRITE")) {
 		swr.opcode = with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM :
 					IBV_WR_RDMA_WRITE;
