@@ -134,7 +134,7 @@ static void c_hello_answer(struct cx *cx)
 	h.flags = METAROCE_F_ACK_REQ;
 	cx_snap(cx);
 	cx_send(cx, &h, NULL, 0);
-	p = cx_wait(cx, METAROCE_OP_HELLO, 300);
+	p = cx_wait(cx, METAROCE_OP_HELLO, 1000);
 	CHECK(cx, p != NULL, "no HELLO back to a HELLO with ACK_REQ");
 	if (p) {
 		CHECK(cx, p->h.hello.echo == h.hello.nonce,
@@ -161,7 +161,7 @@ static void c_sealed(struct cx *cx)
 	h.msg.va = cx->va + 64;
 	h.msg.rkey = cx->rkey;
 	cx_send(cx, &h, data, 32);
-	a = cx_wait(cx, METAROCE_OP_ACK, 300);
+	a = cx_wait(cx, METAROCE_OP_ACK, 1000);
 	CHECK(cx, a != NULL, "no ACK (opened) to a sealed WRITE");
 	if (a) {
 		CHECK(cx, a->h.flags & METAROCE_F_SEALED, "ACK not sealed");
@@ -249,7 +249,7 @@ static void c_replay(struct cx *cx)
 		return;
 	}
 	cx_raw(cx, buf, n);
-	a = cx_wait(cx, METAROCE_OP_ACK, 300);
+	a = cx_wait(cx, METAROCE_OP_ACK, 1000);
 	CHECK(cx, a && a->h.ack.cum_psn == cx->psn + 1,
 	      "the original was not taken");
 	cx->psn++;

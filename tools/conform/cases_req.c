@@ -39,7 +39,7 @@ static struct pkt *req_send(struct cx *cx, u32 len)
 	cx_setmem(cx, 0, pat, len);
 	CHECK(cx, !cx_agent(cx, "SEND wr=31 off=0 len=%u", len), "post SEND");
 	while (off < len) {
-		p = next_of(cx, METAROCE_OP_SEND, 500);
+		p = next_of(cx, METAROCE_OP_SEND, 1000);
 		CHECK(cx, p != NULL, "SEND packet at offset %u missing", off);
 		if (!p)
 			return NULL;
@@ -95,7 +95,7 @@ static void c_send_wire(struct cx *cx)
 		      cx->psn);
 	CHECK(cx, wcs(cx, 30, wc, 2) == 0, "completed before any ACK");
 	cx_ack(cx, l, METAROCE_SYN_ACK, l->h.psn + 1, 0, 0);
-	CHECK(cx, wcs(cx, 500, wc, 2) == 1 && wc[0].wr == 31 &&
+	CHECK(cx, wcs(cx, 1000, wc, 2) == 1 && wc[0].wr == 31 &&
 	      !strcmp(wc[0].status, "success"), "the ACK did not complete the SEND");
 }
 
@@ -127,7 +127,7 @@ static void c_retransmit(struct cx *cx)
 	      "resent %llu us after the first transmission",
 	      (unsigned long long)(r->t_us - f->t_us));
 	cx_ack(cx, r, METAROCE_SYN_ACK, r->h.psn + 1, 0, 0);
-	CHECK(cx, wcs(cx, 500, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
+	CHECK(cx, wcs(cx, 1000, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
 	      "the ACK of the resend did not complete the SEND");
 }
 
@@ -153,7 +153,7 @@ static void c_rnr_nak(struct cx *cx)
 	      (unsigned long long)(r->t_us - f->t_us));
 	CHECK_DELTA(cx, "rnr_nak_rcvd", 1);
 	cx_ack(cx, r, METAROCE_SYN_ACK, r->h.psn + 1, 0, 0);
-	CHECK(cx, wcs(cx, 500, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
+	CHECK(cx, wcs(cx, 1000, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
 	      "the ACK after the RNR NAK did not complete the SEND");
 }
 
@@ -167,7 +167,7 @@ static void nak_case(struct cx *cx, u8 syn, const char *want)
 
 	CHECK(cx, !cx_agent(cx, "WRITE wr=41 off=0 len=64 va=%llu rkey=%u",
 			    TVA, TRKEY), "post WRITE");
-	w = next_of(cx, METAROCE_OP_WRITE, 500);
+	w = next_of(cx, METAROCE_OP_WRITE, 1000);
 	CHECK(cx, w != NULL, "no WRITE");
 	if (!w)
 		return;
@@ -175,7 +175,7 @@ static void nak_case(struct cx *cx, u8 syn, const char *want)
 	      w->h.msg.length == 64, "WRITE va %#llx rkey %#x length %u",
 	      (unsigned long long)w->h.msg.va, w->h.msg.rkey, w->h.msg.length);
 	cx_ack(cx, w, syn, w->h.psn, w->h.psn, 0);
-	n = wcs(cx, 500, wc, 4);
+	n = wcs(cx, 1000, wc, 4);
 	CHECK(cx, n >= 1 && wc[0].wr == 41 && !strcmp(wc[0].status, want),
 	      "completion %s, want %s", n >= 1 ? wc[0].status : "none", want);
 	cx_state(cx, st, sizeof(st));
@@ -219,7 +219,7 @@ static void c_ack_range(struct cx *cx)
 	CHECK(cx, wcs(cx, 50, wc, 2) == 0, "a NAK of a PSN not out failed the SEND");
 	CHECK_DELTA(cx, "rx_drop_ack_range", 1);
 	cx_ack(cx, f, METAROCE_SYN_ACK, f->h.psn + 1, 0, 0);
-	CHECK(cx, wcs(cx, 500, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
+	CHECK(cx, wcs(cx, 1000, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
 	      "the good ACK did not complete the SEND");
 }
 
@@ -245,7 +245,7 @@ static void c_ack_echo(struct cx *cx)
 	CHECK(cx, wcs(cx, 50, wc, 2) == 0, "an ACK naming no path slot completed the SEND");
 	CHECK_DELTA(cx, "rx_drop_ack_echo", 1);
 	cx_ack(cx, f, METAROCE_SYN_ACK, f->h.psn + 1, 0, 0);
-	CHECK(cx, wcs(cx, 500, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
+	CHECK(cx, wcs(cx, 1000, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
 	      "the good ACK did not complete the SEND");
 }
 
@@ -281,7 +281,7 @@ static void c_read_req(struct cx *cx)
 
 	CHECK(cx, !cx_agent(cx, "READ wr=51 off=2048 len=%u va=%llu rkey=%u",
 			    len, TVA, TRKEY), "post READ");
-	q = next_of(cx, METAROCE_OP_READ_REQ, 500);
+	q = next_of(cx, METAROCE_OP_READ_REQ, 1000);
 	CHECK(cx, q != NULL, "no READ_REQ");
 	if (!q)
 		return;
@@ -324,7 +324,7 @@ static void c_read_req(struct cx *cx)
 		cx->slot = q->h.path < cx->cfg.paths ? q->h.path : 0;
 		cx_send(cx, &h, pat + k * seg, l);
 	}
-	CHECK(cx, wcs(cx, 500, wc, 2) == 1 && wc[0].wr == 51 &&
+	CHECK(cx, wcs(cx, 1000, wc, 2) == 1 && wc[0].wr == 51 &&
 	      !strcmp(wc[0].status, "success"), "the READ did not complete");
 	CHECK(cx, !cx_mem(cx, 2048, len, got) && !memcmp(got, pat, len),
 	      "the READ's bytes are not in the buffer");
@@ -340,7 +340,7 @@ static void c_atomic_req(struct cx *cx)
 
 	CHECK(cx, !cx_agent(cx, "ATOMIC wr=61 off=512 op=fadd va=%llu rkey=%u add=9",
 			    TVA + 8, TRKEY), "post atomic");
-	q = next_of(cx, METAROCE_OP_FETCH_ADD, 500);
+	q = next_of(cx, METAROCE_OP_FETCH_ADD, 1000);
 	CHECK(cx, q != NULL, "no FETCH_ADD");
 	if (!q)
 		return;
@@ -357,7 +357,7 @@ static void c_atomic_req(struct cx *cx)
 	h.psn = q->h.psn;
 	h.orig = 41;
 	cx_send(cx, &h, NULL, 0);
-	CHECK(cx, wcs(cx, 500, wc, 2) == 1 && wc[0].wr == 61 &&
+	CHECK(cx, wcs(cx, 1000, wc, 2) == 1 && wc[0].wr == 61 &&
 	      !strcmp(wc[0].status, "success"), "the atomic did not complete");
 	cx_mem(cx, 512, 8, (u8 *)&v);
 	CHECK(cx, v == 41, "result %llu, want 41", (unsigned long long)v);

@@ -54,7 +54,7 @@ static void c_probe_ack(struct cx *cx)
 	cx_req(cx, &h, METAROCE_OP_PROBE, cx->psn);
 	cx->slot = 1;
 	cx_send(cx, &h, NULL, 0);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a != NULL, "no ACK echoing the PROBE (path %u seq %u)",
 	      h.path, h.path_seq);
 	if (!a)
@@ -90,14 +90,14 @@ static void c_duplicate(struct cx *cx)
 	fill_pat(1);
 	wr_hdr(cx, &h, cx->psn, 0, 64, 64, true);
 	cx_send(cx, &h, pat, 64);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a && a->h.ack.cum_psn == cx->psn + 1, "WRITE not acknowledged");
 	cx_snap(cx);
 	d = h;
 	cx->slot = 2;
 	d.flags |= METAROCE_F_RETX;
 	cx_send(cx, &d, pat, 64);
-	a = ack_of(cx, &d, 300);
+	a = ack_of(cx, &d, 1000);
 	CHECK(cx, a != NULL, "the duplicate was not answered");
 	if (a) {
 		CHECK(cx, a->h.ack.cum_psn == cx->psn + 1, "cum_psn %u, want %u",
@@ -122,7 +122,7 @@ static void c_hole(struct cx *cx)
 	wr_hdr(cx, &h2, cx->psn + 1, 64, 64, 128, false);
 	h2.msg.first_psn = cx->psn;
 	cx_send(cx, &h2, pat + 64, 64);
-	a = ack_of(cx, &h2, 300);
+	a = ack_of(cx, &h2, 1000);
 	CHECK(cx, a != NULL, "no ACK to a packet that opens a hole");
 	if (a) {
 		CHECK(cx, a->h.ack.cum_psn == cx->psn, "cum_psn %u, want %u",
@@ -134,7 +134,7 @@ static void c_hole(struct cx *cx)
 	CHECK_DELTA(cx, "rx_out_of_order", 1);
 	wr_hdr(cx, &h1, cx->psn, 0, 64, 128, false);
 	cx_send(cx, &h1, pat, 64);
-	a = ack_of(cx, &h1, 300);
+	a = ack_of(cx, &h1, 1000);
 	CHECK(cx, a != NULL, "no ACK to a packet that fills a hole");
 	if (a)
 		CHECK(cx, a->h.ack.cum_psn == cx->psn + 2 && !a->h.ack.sack[0],
@@ -161,7 +161,7 @@ static void c_rhythm(struct cx *cx)
 	CHECK(cx, n == 0, "%u ACK(s) to an in-order packet that asks none", n);
 	wr_hdr(cx, &h, cx->psn + 1, 0, 16, 16, false);
 	cx_send(cx, &h, pat, 16);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a != NULL, "no ACK to PSN %#x (%% 32 == 31)", cx->psn + 1);
 	if (a)
 		CHECK(cx, a->h.ack.cum_psn == cx->psn + 2, "cum_psn %#x, want %#x",
@@ -183,7 +183,7 @@ static void c_psn_24bit(struct cx *cx)
 		wr_hdr(cx, &h, cx->psn + i, 0, 16, 16, i == 3);
 		cx_send(cx, &h, pat, 16);
 	}
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a != NULL, "no ACK at PSN %#x", cx->psn + 3);
 	if (a)
 		CHECK(cx, a->h.ack.cum_psn == 0x1000002,
@@ -236,11 +236,11 @@ static void c_send_recv(struct cx *cx)
 	h.msg.length = 100;
 	h.msg.imm = 0xabcdef;
 	cx_send(cx, &h, pat, 100);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a && a->h.ack.cum_psn == cx->psn + 2, "not acknowledged");
-	n = cx_wc(cx, 500, wc, 4);
+	n = cx_wc(cx, 1000, wc, 4);
 	if (n < 2)
-		n += cx_wc(cx, 500, wc + (n > 0 ? n : 0), 4 - (n > 0 ? n : 0));
+		n += cx_wc(cx, 1000, wc + (n > 0 ? n : 0), 4 - (n > 0 ? n : 0));
 	CHECK(cx, n == 2, "%d receive completions, want 2", n);
 	if (n == 2) {
 		CHECK(cx, wc[0].wr == 11 && wc[0].len == 100 &&
@@ -270,7 +270,7 @@ static void c_rnr(struct cx *cx)
 	h.flags |= METAROCE_F_ACK_REQ;
 	h.msg.length = 32;
 	cx_send(cx, &h, pat, 32);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a != NULL, "no answer to a SEND without a receive WQE");
 	if (a) {
 		CHECK(cx, a->h.ack.syndrome == METAROCE_SYN_RNR_NAK,
@@ -289,7 +289,7 @@ static void c_rnr(struct cx *cx)
 	cx_agent(cx, "RECV wr=1 off=0 len=64");
 	h.flags |= METAROCE_F_RETX;
 	cx_send(cx, &h, pat, 32);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a && a->h.ack.syndrome == 0 && a->h.ack.cum_psn == cx->psn + 1,
 	      "the resend with a receive WQE was not taken");
 }
@@ -297,7 +297,7 @@ static void c_rnr(struct cx *cx)
 /* a NAK at the base: syndrome, nak_psn, and the responder QP in error */
 static struct pkt *nak_at_base(struct cx *cx, struct mro_hdr *h, u8 syn)
 {
-	struct pkt *a = ack_of(cx, h, 300);
+	struct pkt *a = ack_of(cx, h, 1000);
 	char st[16];
 
 	CHECK(cx, a != NULL, "no NAK");
@@ -327,7 +327,7 @@ static void c_send_too_long(struct cx *cx)
 	h.msg.length = 200;
 	cx_send(cx, &h, pat, 200);
 	nak_at_base(cx, &h, METAROCE_SYN_NAK_INVALID);
-	n = cx_wc(cx, 300, wc, 2);
+	n = cx_wc(cx, 1000, wc, 2);
 	CHECK(cx, n >= 1 && wc[0].wr == 5 && !strcmp(wc[0].status, "loc_len"),
 	      "receive completion %s, want loc_len", n >= 1 ? wc[0].status : "none");
 }
@@ -397,7 +397,7 @@ static void c_read(struct cx *cx)
 	cx->slot = 3;
 	cx_send(cx, &h, NULL, 0);
 	for (k = 0; k < 3; k++) {
-		r[k] = cx_wait(cx, METAROCE_OP_READ_RESP, 300);
+		r[k] = cx_wait(cx, METAROCE_OP_READ_RESP, 1000);
 		CHECK(cx, r[k] != NULL, "READ response %u missing", k);
 		if (!r[k])
 			return;
@@ -426,7 +426,7 @@ static void c_read(struct cx *cx)
 		      k, q->path);
 	}
 	/* its ACK_REQ is answered by an ACK after the responses */
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a != NULL, "no ACK after the READ's responses");
 	if (a)
 		CHECK(cx, a->h.ack.cum_psn == cx->psn + 3 &&
@@ -458,8 +458,8 @@ static void c_read_dup(struct cx *cx)
 	h.msg.imm = 256;
 	h.msg.rkey = cx->rkey;
 	cx_send(cx, &h, NULL, 0);
-	CHECK(cx, cx_wait(cx, METAROCE_OP_READ_RESP, 300) &&
-	      cx_wait(cx, METAROCE_OP_READ_RESP, 300), "READ not answered");
+	CHECK(cx, cx_wait(cx, METAROCE_OP_READ_RESP, 1000) &&
+	      cx_wait(cx, METAROCE_OP_READ_RESP, 1000), "READ not answered");
 	cx_pump(cx, 20);
 	/* its second segment again, as a one-segment READ_REQ */
 	memset(pat, 0x77, 256);
@@ -472,7 +472,7 @@ static void c_read_dup(struct cx *cx)
 	d.msg.first_psn = d.psn;
 	cx_snap(cx);
 	cx_send(cx, &d, NULL, 0);
-	r = cx_wait(cx, METAROCE_OP_READ_RESP, 300);
+	r = cx_wait(cx, METAROCE_OP_READ_RESP, 1000);
 	CHECK(cx, r != NULL, "the duplicate READ_REQ was not answered");
 	if (r)
 		CHECK(cx, r->h.psn == cx->psn + 1 && r->h.rresp.offset == 256 &&
@@ -524,7 +524,7 @@ static void c_atomic(struct cx *cx)
 	h.atomic.swap_add = 5;
 	cx->slot = 2;
 	cx_send(cx, &h, NULL, 0);
-	r = cx_wait(cx, METAROCE_OP_ATOMIC_RESP, 300);
+	r = cx_wait(cx, METAROCE_OP_ATOMIC_RESP, 1000);
 	CHECK(cx, r != NULL, "no ATOMIC_RESP");
 	if (r) {
 		CHECK(cx, r->h.psn == cx->psn, "ATOMIC_RESP PSN %u, want %u",
@@ -541,7 +541,7 @@ static void c_atomic(struct cx *cx)
 	cx->slot = 1;
 	h.flags |= METAROCE_F_RETX;
 	cx_send(cx, &h, NULL, 0);
-	r = cx_wait(cx, METAROCE_OP_ATOMIC_RESP, 300);
+	r = cx_wait(cx, METAROCE_OP_ATOMIC_RESP, 1000);
 	CHECK(cx, r != NULL, "the duplicate atomic was not answered");
 	if (r) {
 		CHECK(cx, r->h.orig == 1000 && r->h.psn == cx->psn,
@@ -569,7 +569,7 @@ static void c_cmp_swap(struct cx *cx)
 	h.atomic.compare = 8;
 	h.atomic.swap_add = 99;
 	cx_send(cx, &h, NULL, 0);
-	r = cx_wait(cx, METAROCE_OP_ATOMIC_RESP, 300);
+	r = cx_wait(cx, METAROCE_OP_ATOMIC_RESP, 1000);
 	CHECK(cx, r && r->h.orig == 7, "orig %llu, want 7",
 	      r ? (unsigned long long)r->h.orig : 0ULL);
 	CHECK(cx, mem64(cx, 128) == 7, "swapped on a mismatch");
@@ -579,7 +579,7 @@ static void c_cmp_swap(struct cx *cx)
 	h.atomic.compare = 7;
 	h.atomic.swap_add = 99;
 	cx_send(cx, &h, NULL, 0);
-	r = cx_wait(cx, METAROCE_OP_ATOMIC_RESP, 300);
+	r = cx_wait(cx, METAROCE_OP_ATOMIC_RESP, 1000);
 	CHECK(cx, r && r->h.orig == 7 && r->h.psn == cx->psn + 1,
 	      "second CMP_SWAP not answered with orig 7");
 	CHECK(cx, mem64(cx, 128) == 99, "not swapped on a match");
@@ -595,7 +595,7 @@ static void c_atomic_dup_uncached(struct cx *cx)
 	/* PSN p is a WRITE; a FETCH_ADD claiming p is a duplicate */
 	wr_hdr(cx, &h, cx->psn, 0, 8, 8, true);
 	cx_send(cx, &h, pat, 8);
-	CHECK(cx, ack_of(cx, &h, 300) != NULL, "the WRITE was not acknowledged");
+	CHECK(cx, ack_of(cx, &h, 1000) != NULL, "the WRITE was not acknowledged");
 	cx_snap(cx);
 	cx_req(cx, &h, METAROCE_OP_FETCH_ADD, cx->psn);
 	h.atomic.va = cx->va + 64;
@@ -634,7 +634,7 @@ static void c_atomic_write(struct cx *cx)
 	h.atomic.rkey = cx->rkey;
 	h.atomic.swap_add = 0x0102030405060708ULL;
 	cx_send(cx, &h, NULL, 0);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a && a->h.ack.syndrome == 0 && a->h.ack.cum_psn == cx->psn + 1,
 	      "ATOMIC_WRITE not acknowledged by an ACK");
 	CHECK(cx, !cx_mem(cx, 256, 8, got) && !memcmp(got, want, 8),
@@ -643,7 +643,7 @@ static void c_atomic_write(struct cx *cx)
 	cx_setmem(cx, 256, z, 8);
 	h.flags |= METAROCE_F_RETX;
 	cx_send(cx, &h, NULL, 0);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a != NULL, "the duplicate ATOMIC_WRITE was not acknowledged");
 	CHECK(cx, !cx_mem(cx, 256, 8, got) && !memcmp(got, z, 8),
 	      "the duplicate ATOMIC_WRITE was stored again");
@@ -667,7 +667,7 @@ static void c_flush(struct cx *cx)
 		nak_at_base(cx, &h, METAROCE_SYN_NAK_ACCESS);
 		return;
 	}
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a && a->h.ack.syndrome == 0 && a->h.ack.cum_psn == cx->psn + 1,
 	      "FLUSH (global, range) not acknowledged");
 	cx->psn++;
@@ -698,7 +698,7 @@ static void c_ecn(struct cx *cx)
 	h.flags |= METAROCE_F_ECT;
 	n = cx_build(cx, &h, pat, 16, buf);
 	rp_send_datagram_tos(cx->ep, buf, n, cx->slot, 0x03);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a != NULL, "no ACK to a CE-marked WRITE");
 	if (a)
 		CHECK(cx, (u16)(a->h.ack.ecn_ce - ce0) == 1,
@@ -707,7 +707,7 @@ static void c_ecn(struct cx *cx)
 	h.flags |= METAROCE_F_RETX;
 	n = cx_build(cx, &h, pat, 16, buf);
 	rp_send_datagram_tos(cx->ep, buf, n, cx->slot, 0x03);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a && (u16)(a->h.ack.ecn_ce - ce0) == 1,
 	      "ecn_ce %u after a CE-marked duplicate, want %u",
 	      a ? a->h.ack.ecn_ce : 0, (u16)(ce0 + 1));
@@ -745,7 +745,7 @@ static void c_piggy_applied(struct cx *cx)
 	h.msg.va = cx->va + 1024;
 	h.msg.rkey = cx->rkey;
 	cx_send(cx, &h, pat, 8);
-	n = cx_wc(cx, 300, wc, 2);
+	n = cx_wc(cx, 1000, wc, 2);
 	CHECK(cx, n == 1 && wc[0].wr == 21 && !strcmp(wc[0].status, "success"),
 	      "the piggybacked ACK did not complete the SEND (%d completions)", n);
 }
@@ -770,7 +770,7 @@ static void c_read_waits(struct cx *cx)
 	wr_hdr(cx, &h, cx->psn, 0, 64, 64, false);
 	h.msg.va = cx->va + 3072;
 	cx_send(cx, &h, w, 64);
-	r = cx_wait(cx, METAROCE_OP_READ_RESP, 300);
+	r = cx_wait(cx, METAROCE_OP_READ_RESP, 1000);
 	CHECK(cx, r != NULL, "the waiting READ_REQ was not answered");
 	if (r)
 		CHECK(cx, r->h.psn == cx->psn + 1 && r->payload[0] == 0xee &&
@@ -794,7 +794,7 @@ static void c_foreign_slot(struct cx *cx)
 	buf[17] = 61;		/* path 61 */
 	cx_recrc(buf, n);
 	cx_raw(cx, buf, n);
-	end = cx_now_us() + 300000;
+	end = cx_now_us() + 1000000;
 	while (cx_now_us() < end) {
 		a = cx_wait(cx, METAROCE_OP_ACK, 10);
 		if (a && a->h.ack.echo_seq == h.path_seq)
@@ -901,7 +901,7 @@ static void c_no_wait(struct cx *cx)
 		return;
 	wr_hdr(cx, &h, cx->psn, 0, 16, 16, true);
 	cx_send(cx, &h, pat, 16);
-	a = ack_of(cx, &h, 300);
+	a = ack_of(cx, &h, 1000);
 	CHECK(cx, a && a->h.ack.cum_psn == cx->psn + 1,
 	      "a WRITE sent with the HELLOs was not taken");
 }

@@ -29,7 +29,7 @@ static void taken_after(struct cx *cx)
 {
 	struct mro_hdr h;
 	struct pkt *a;
-	u64 end = cx_now_us() + 300000;
+	u64 end = cx_now_us() + 1000000;
 
 	write_hdr(cx, &h, cx->psn, sizeof(data16));
 	cx_send(cx, &h, data16, sizeof(data16));

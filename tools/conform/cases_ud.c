@@ -41,7 +41,7 @@ static void c_ud_recv(struct cx *cx)
 	ud_hdr(cx, &h, METAROCE_OP_UD_SEND_IMM, 77, cx->tqkey);
 	h.deth.imm = 0x5eed;
 	cx_send(cx, &h, pat, 200);
-	n = cx_wc(cx, 500, wc, 2);
+	n = cx_wc(cx, 1000, wc, 2);
 	CHECK(cx, n == 1, "%d completions, want 1", n);
 	if (n != 1)
 		return;
@@ -70,7 +70,7 @@ static void c_ud_qkey(struct cx *cx)
 	CHECK_DELTA(cx, "rx_drop_qkey", 1);
 	ud_hdr(cx, &h, METAROCE_OP_UD_SEND, 2, cx->tqkey);
 	cx_send(cx, &h, pat, 64);
-	CHECK(cx, cx_wc(cx, 500, wc, 2) == 1, "control: the right Q_Key was not received");
+	CHECK(cx, cx_wc(cx, 1000, wc, 2) == 1, "control: the right Q_Key was not received");
 }
 
 static void c_ud_no_wqe(struct cx *cx)
@@ -125,7 +125,7 @@ static void c_ud_send(struct cx *cx)
 		return;
 	cx_setmem(cx, 0, pat, 300);
 	CHECK(cx, !cx_agent(cx, "SEND wr=9 off=0 len=300 imm=0x77"), "post UD send");
-	p = cx_wait(cx, 0, 500);
+	p = cx_wait(cx, 0, 1000);
 	CHECK(cx, p != NULL, "no datagram from the target");
 	if (!p)
 		return;

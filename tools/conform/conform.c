@@ -404,7 +404,7 @@ struct pkt *cx_probe(struct cx *cx)
 {
 	struct mro_hdr h;
 	struct pkt *p;
-	u64 end = cx_now_us() + 200000;
+	u64 end = cx_now_us() + 1000000;
 
 	cx_req(cx, &h, METAROCE_OP_PROBE, cx->psn);
 	cx_send(cx, &h, NULL, 0);
@@ -432,7 +432,7 @@ struct pkt *cx_send_one(struct cx *cx, u32 psn, u32 len, bool ack_req)
 	cx_send(cx, &h, data, len);
 	if (!ack_req)
 		return NULL;
-	end = cx_now_us() + 200000;
+	end = cx_now_us() + 1000000;
 	while (cx_now_us() < end) {
 		p = cx_wait(cx, METAROCE_OP_ACK, 10);
 		if (p && p->h.ack.echo_seq == h.path_seq)

@@ -151,7 +151,7 @@ struct pkt *cx_wait(struct cx *cx, u8 opcode, int ms);
 unsigned int cx_quiet(struct cx *cx, u8 opcode, int ms);
 /* pump the tester's socket for @ms */
 void cx_pump(struct cx *cx, int ms);
-/* PROBE at the tester's next PSN and its answer (NULL: none in 200 ms) */
+/* PROBE at the tester's next PSN and its answer (NULL: none in 1 s) */
 struct pkt *cx_probe(struct cx *cx);
 /* a one-packet SEND at @psn with ACK_REQ and its ACK (NULL: none) */
 struct pkt *cx_send_one(struct cx *cx, u32 psn, u32 len, bool ack_req);
