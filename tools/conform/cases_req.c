@@ -386,7 +386,37 @@ static void c_credit(struct cx *cx)
 	CHECK_DELTA(cx, "cc_bad_feedback", 1);
 }
 
+/* no ACK ever: RETRY_EXC_ERR once the retries are used up, QP in error */
+static void c_retry_exceeded(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=8 retry=1" };
+	struct twc wc[4];
+	char st[16];
+	int n = 0, k;
+	u64 end;
+
+	if (cx_setup(cx, &o))
+		return;
+	CHECK(cx, !cx_agent(cx, "SEND wr=71 off=0 len=16"), "post SEND");
+	end = cx_now_us() + 10000000;
+	while (!n && cx_now_us() < end) {
+		k = cx_wc(cx, 200, wc, 4);
+		n = k > 0 ? k : 0;
+	}
+	CHECK(cx, n >= 1 && wc[0].wr == 71 && !strcmp(wc[0].status, "retry_exc"),
+	      "completion %s, want retry_exc within 10 s with retry_cnt 1",
+	      n ? wc[0].status : "none");
+	cx_state(cx, st, sizeof(st));
+	CHECK(cx, !strcmp(st, "ERR"), "QP state %s after its retries ran out", st);
+	/* it was sent, and resent once per retry at least */
+	for (k = 0, n = 0; k < (int)cx->nq; k++)
+		n += cx->q[k].h.opcode == METAROCE_OP_SEND;
+	CHECK(cx, n >= 2, "the SEND left %d times, want 2 or more with retry_cnt 1",
+	      n);
+}
+
 const struct ccase cases_req[] = {
+	{ "RTO-9", "retries used up: RETRY_EXC_ERR and the QP in error", c_retry_exceeded, CF_MANUAL },
 	{ "MSG-1 MSG-2 EXT-1 FLAG-1 FLAG-2 FLAG-3 FLAG-6 ACK-12 PSN-4 UDP-2 NAK-1 ACK-23", "SEND on the wire, completed by its ACK", c_send_wire, 0 },
 	{ "PSN-9 FLAG-5 RTO-6", "unacknowledged PSN resent with RETX and fresh path fields", c_retransmit, 0 },
 	{ "NAK-2 ACK-22", "RNR NAK: the PSN resent after the RNR time", c_rnr_nak, 0 },

@@ -215,7 +215,11 @@ void cx_expect_delta(struct cx *cx, int line, const char *name,
 		     long long want)
 {
 	long long d = cx_delta(cx, name);
+	int i;
 
+	/* a count may lag its packet a little (a cache, a deferred count) */
+	for (i = 0; i < 8 && d >= 0 && d < want; i++)
+		d = cx_delta(cx, name);
 	if (d < 0) {
 		cx_note(cx, "counter %s not reported by the target: not checked",
 			name);
