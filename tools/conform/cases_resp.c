@@ -906,7 +906,32 @@ static void c_no_wait(struct cx *cx)
 	      "a WRITE sent with the HELLOs was not taken");
 }
 
+/* the error state flushes the receive WQEs no message completed */
+static void c_flush_rq(struct cx *cx)
+{
+	struct mro_hdr h;
+	struct twc wc[4];
+	int n = 0, k, i;
+
+	cx_agent(cx, "RECV wr=81 off=0 len=256");
+	cx_agent(cx, "RECV wr=82 off=256 len=256");
+	wr_hdr(cx, &h, cx->psn, 0, 16, 16, true);
+	h.msg.rkey ^= 0x5a5a00;
+	cx_send(cx, &h, pat, 16);
+	nak_at_base(cx, &h, METAROCE_SYN_NAK_ACCESS);
+	for (i = 0; i < 5 && n < 2; i++) {
+		k = cx_wc(cx, 200, wc + n, 4 - n);
+		n += k > 0 ? k : 0;
+	}
+	CHECK(cx, n == 2, "%d completions after the QP entered ERR, want 2", n);
+	for (i = 0; i < n; i++)
+		CHECK(cx, wc[i].wr == (u64)(81 + i) && !strcmp(wc[i].status, "flush"),
+		      "completion %d: wr %llu %s, want %d flush", i,
+		      (unsigned long long)wc[i].wr, wc[i].status, 81 + i);
+}
+
 const struct ccase cases_resp[] = {
+	{ "MSG-10", "the error state flushes the receive WQEs", c_flush_rq, 0 },
 	{ "ORD-6 NAK-9", "READ_REQ ahead of a WRITE waits and reads what it wrote", c_read_waits, 0 },
 	{ "EXT-8", "PROBE on a slot the responder lacks answered", c_foreign_slot, 0 },
 	{ "RX-35", "packet disagreeing with its message dropped", c_msg_mismatch, 0 },

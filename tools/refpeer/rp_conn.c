@@ -60,6 +60,17 @@ void rp_fail(struct rp_ep *ep, const char *fmt, ...)
 	va_end(ap);
 	ep->dead = true;
 	rp_log(ep, 1, "%s", ep->err);
+	/* MSG-10: the receive WQEs no message completed are flushed */
+	while (ep->rq && ep->rq_head != ep->rq_tail) {
+		struct rp_wc wc = {
+			.wr_id = ep->rq[ep->rq_head % RP_RQ_SIZE].wr_id,
+			.opcode = RP_WC_RECV, .status = RP_WC_FLUSH_ERR,
+		};
+
+		ep->rq_head++;
+		if (ep->cq_tail - ep->cq_head < RP_CQ_SIZE)
+			ep->cq[ep->cq_tail++ % RP_CQ_SIZE] = wc;
+	}
 }
 
 void rp_cfg_default(struct rp_cfg *cfg)
