@@ -7,6 +7,8 @@
  */
 #include "conform.h"
 
+static const u8 pat16[16] = "sixteen bytes...";
+
 static bool pow2(u32 v)
 {
 	return v && !(v & (v - 1));
@@ -257,7 +259,67 @@ static void c_replay(struct cx *cx)
 	prot_drop(cx, buf, n, "rx_drop_replay");
 }
 
+/*
+ * Protected: the target repeats its HELLO until ours comes, and cannot
+ * open our sealed packets before it has our HELLO
+ */
+static void c_unkeyed(struct cx *cx)
+{
+	struct cx_opts o = { .no_wait = true };
+	u64 t[32], end;
+	unsigned int i, n = 0, other = 0;
+	struct mro_hdr h;
+	struct pkt *a;
+	u8 buf[512];
+	int len;
+
+	cx->block_hello = true;
+	if (cx_setup(cx, &o))
+		return;
+	end = cx_now_us() + 1200000;
+	while (cx_now_us() < end)
+		cx_pump(cx, 10);
+	for (i = 0; i < cx->nq; i++) {
+		if (cx->q[i].h.opcode != METAROCE_OP_HELLO)
+			other++;
+		else if (n < 32)
+			t[n++] = cx->q[i].t_us;
+	}
+	CHECK(cx, n >= 3, "%u HELLOs in 1.2 s from a target that never had ours", n);
+	for (i = 2; i < n; i++)
+		CHECK(cx, t[i] - t[i - 1] + 2000 >= t[i - 1] - t[i - 2] &&
+		      t[i] - t[i - 1] >= 9000,
+		      "HELLO %u came %llu us after the previous (the one before: %llu)",
+		      i, (unsigned long long)(t[i] - t[i - 1]),
+		      (unsigned long long)(t[i - 1] - t[i - 2]));
+	CHECK(cx, other == 0, "%u packets other than HELLO before the keys", other);
+	CHECK(cx, rp_negotiated(cx->ep), "the tester did not key from the target's HELLO");
+	if (!rp_negotiated(cx->ep))
+		return;
+	cx_req(cx, &h, METAROCE_OP_WRITE, cx->psn);
+	h.flags |= METAROCE_F_ACK_REQ;
+	h.msg.length = 16;
+	h.msg.va = cx->va;
+	h.msg.rkey = cx->rkey;
+	len = rp_build_hdr(cx->ep, &h, pat16, 16, 0, buf, sizeof(buf));
+	cx_snap(cx);
+	cx_raw(cx, buf, len);
+	CHECK(cx, cx_quiet(cx, 0, 60) == 0, "a target without keys answered a sealed packet");
+	CHECK_DELTA(cx, "rx_drop_unkeyed", 1);
+	/* our HELLO now: the target keys, and takes the same packet */
+	cx->block_hello = false;
+	h = cx->my_hello;
+	h.flags = METAROCE_F_ACK_REQ;
+	cx_send(cx, &h, NULL, 0);
+	cx_pump(cx, 50);
+	cx_raw(cx, buf, len);
+	a = cx_wait(cx, METAROCE_OP_ACK, 1000);
+	CHECK(cx, a && a->h.ack.cum_psn == cx->psn + 1,
+	      "the sealed packet was not taken once the target had our HELLO");
+}
+
 const struct ccase cases_neg[] = {
+	{ "NEG-10 PROT-13", "protected: HELLO repeated until ours; unkeyed packet dropped", c_unkeyed, CF_MANUAL | CF_PROT },
 	{ "HELLO-1 HELLO-2 HELLO-3 NEG-1 PROT-17", "the target's HELLO", c_hello, CF_MANUAL },
 	{ "HELLO-1 HELLO-2 HELLO-3 NEG-1 PROT-17", "the target's HELLO, protected", c_hello, CF_MANUAL | CF_PROT },
 	{ "NEG-4", "a contract mismatch (window) ends the connection", c_mismatch, CF_MANUAL },

@@ -271,8 +271,10 @@ static bool tx_hook(void *arg, const struct mro_hdr *h, unsigned int slot)
 {
 	struct cx *cx = arg;
 
-	if (h->opcode == METAROCE_OP_HELLO)
+	if (h->opcode == METAROCE_OP_HELLO) {
 		cx->my_hello = *h;
+		return !cx->block_hello;
+	}
 	return true;
 }
 
@@ -810,6 +812,7 @@ int main(int argc, char **argv)
 		cx.nq = 0;
 		cx.refused = 0;
 		cx.pass = false;
+		cx.block_hello = false;
 		cx.slot = 0;
 		cx.nctr0 = 0;
 		fflush(stdout);

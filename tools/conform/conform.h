@@ -82,6 +82,7 @@ struct cx {
 	u32 seq;		/* path_seq for cx_build() */
 	unsigned int slot;	/* path slot the tester sends from */
 	bool pass;		/* show non-HELLO packets to the engine too */
+	bool block_hello;	/* keep the tester's HELLOs off the wire */
 	struct pkt *q;
 	unsigned int nq;
 	unsigned int refused;	/* datagrams the tester's decode refused */
