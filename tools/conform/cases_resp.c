@@ -930,7 +930,27 @@ static void c_flush_rq(struct cx *cx)
 		      (unsigned long long)wc[i].wr, wc[i].status, 81 + i);
 }
 
+/* no responder resources (max_dest_rd_atomic 0): NAK_INVALID */
+static void c_no_rd_atomic(struct cx *cx)
+{
+	struct cx_opts o = { .create = "rd_atom=0" };
+	struct mro_hdr h;
+
+	if (cx_setup(cx, &o))
+		return;
+	cx_req(cx, &h, METAROCE_OP_READ_REQ, cx->psn);
+	h.flags = METAROCE_F_FIRST | METAROCE_F_ACK_REQ;
+	h.msg.va = cx->va;
+	h.msg.length = 64;
+	h.msg.imm = 256;
+	h.msg.rkey = cx->rkey;
+	cx_send(cx, &h, NULL, 0);
+	CHECK(cx, cx_quiet(cx, METAROCE_OP_READ_RESP, 0) == 0, "answered");
+	nak_at_base(cx, &h, METAROCE_SYN_NAK_INVALID);
+}
+
 const struct ccase cases_resp[] = {
+	{ "RES-2", "max_dest_rd_atomic 0: READ_REQ answered NAK_INVALID", c_no_rd_atomic, CF_MANUAL },
 	{ "MSG-10", "the error state flushes the receive WQEs", c_flush_rq, 0 },
 	{ "ORD-6 NAK-9", "READ_REQ ahead of a WRITE waits and reads what it wrote", c_read_waits, 0 },
 	{ "EXT-8", "PROBE on a slot the responder lacks answered", c_foreign_slot, 0 },

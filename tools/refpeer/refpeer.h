@@ -57,6 +57,8 @@ struct rp_cfg {
 	u32 qkey;			/* UD: this QP's Q_Key */
 	/* timers and retries */
 	u8 timeout;			/* IB local ACK timeout code (14) */
+	/* READ/atomics the responder takes (16); 0: NAK_INVALID (RES-2) */
+	u8 max_dest_rd_atomic;
 	u8 retry_cnt;			/* RTO expirations before giving up (7) */
 	u32 rto_min_us;			/* margin over srtt (5000) */
 	/* loss and reordering of this end's own outgoing packets */

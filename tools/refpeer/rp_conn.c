@@ -89,6 +89,7 @@ void rp_cfg_default(struct rp_cfg *cfg)
 	cfg->timeout = 14;
 	cfg->retry_cnt = 7;
 	cfg->rto_min_us = 5000;
+	cfg->max_dest_rd_atomic = RP_MAX_PENDING;
 }
 
 void rp_ipv4_gid(struct in_addr ip, u8 gid[16])

@@ -309,6 +309,11 @@ static void advance(struct rp_ep *ep);
  */
 static void exec(struct rp_ep *ep, const struct mro_hdr *h)
 {
+	if (!ep->cfg.max_dest_rd_atomic) {
+		/* RES-2: no responder resources at all */
+		nak(ep, h, METAROCE_SYN_NAK_INVALID, "no responder resources");
+		return;
+	}
 	if (h->opcode == METAROCE_OP_READ_REQ)
 		exec_read(ep, h, false);
 	else if (h->opcode == METAROCE_OP_ATOMIC_WRITE)
