@@ -74,8 +74,8 @@ struct cx {
 	u32 rkey;
 	u32 rlen;
 	bool flush;		/* the region grants FLUSH (global) */
-	u32 grh;		/* UD: bytes before the payload in a receive
-				 * buffer (40 for verbs' GRH area, or 0) */
+	/* UD: bytes before the payload in a receive buffer (40: GRH, or 0) */
+	u32 grh;
 	u32 tqkey;		/* UD: the target's Q_Key */
 	u32 psn;		/* next request PSN the tester uses */
 	u32 msn;		/* next msn the tester uses */
@@ -96,8 +96,8 @@ struct cx {
 typedef void (*case_fn)(struct cx *cx);
 
 #define CF_MANUAL	0x1	/* the case sets up its connection itself */
-#define CF_PROT		0x2	/* a protected run's case (--prot); others
-				 * run unprotected */
+/* a protected run's case (--prot); the others run unprotected */
+#define CF_PROT		0x2
 
 struct ccase {
 	const char *rules;	/* "RX-9 HDR-2": the rules it checks */
