@@ -649,32 +649,47 @@ static void c_atomic_write(struct cx *cx)
 	      "the duplicate ATOMIC_WRITE was stored again");
 }
 
+/* FLUSH global, range and region: acknowledged (a target that grants it) */
 static void c_flush(struct cx *cx)
 {
 	struct mro_hdr h;
 	struct pkt *a;
+	u8 lvl;
+
+	if (!cx->flush) {
+		cx->skip = "the target's region does not grant FLUSH";
+		return;
+	}
+	for (lvl = METAROCE_FLUSH_RANGE; lvl <= METAROCE_FLUSH_MR; lvl++) {
+		cx_req(cx, &h, METAROCE_OP_FLUSH, cx->psn);
+		h.flush.va = cx->va;
+		h.flush.rkey = cx->rkey;
+		h.flush.length = 4096;
+		h.flush.type = METAROCE_FLUSH_GLOBAL;
+		h.flush.level = lvl;
+		cx_send(cx, &h, NULL, 0);
+		a = ack_of(cx, &h, 1000);
+		CHECK(cx, a && a->h.ack.syndrome == 0 &&
+		      a->h.ack.cum_psn == cx->psn + 1,
+		      "FLUSH (global, level %u) not acknowledged", lvl);
+		cx->psn++;
+	}
+}
+
+/* FLUSH for persistence, or without the right: NAK_ACCESS */
+static void c_flush_denied(struct cx *cx)
+{
+	struct mro_hdr h;
 
 	cx_req(cx, &h, METAROCE_OP_FLUSH, cx->psn);
 	h.flush.va = cx->va;
 	h.flush.rkey = cx->rkey;
-	h.flush.length = 4096;
-	h.flush.type = METAROCE_FLUSH_GLOBAL;
+	h.flush.length = 64;
+	h.flush.type = cx->flush ? METAROCE_FLUSH_PERSISTENT :
+				   METAROCE_FLUSH_GLOBAL;
 	h.flush.level = METAROCE_FLUSH_RANGE;
-	cx_send(cx, &h, NULL, 0);
-	if (!cx->flush) {
-		/* a region (and QP) without the FLUSH right: NAK_ACCESS */
-		cx_note(cx, "the target's region does not grant FLUSH");
-		nak_at_base(cx, &h, METAROCE_SYN_NAK_ACCESS);
-		return;
-	}
-	a = ack_of(cx, &h, 1000);
-	CHECK(cx, a && a->h.ack.syndrome == 0 && a->h.ack.cum_psn == cx->psn + 1,
-	      "FLUSH (global, range) not acknowledged");
-	cx->psn++;
-	cx_req(cx, &h, METAROCE_OP_FLUSH, cx->psn);
-	h.flush.rkey = cx->rkey;
-	h.flush.type = METAROCE_FLUSH_PERSISTENT;
-	h.flush.level = METAROCE_FLUSH_MR;
+	if (!cx->flush)
+		cx_note(cx, "the target's region does not grant FLUSH: a global FLUSH must fail");
 	cx_send(cx, &h, NULL, 0);
 	nak_at_base(cx, &h, METAROCE_SYN_NAK_ACCESS);
 }
@@ -979,7 +994,8 @@ const struct ccase cases_resp[] = {
 	{ "ORD-8", "duplicate atomic without a cached result dropped", c_atomic_dup_uncached, 0 },
 	{ "NAK-4", "atomic outside the region: NAK_ACCESS", c_atomic_access, 0 },
 	{ "ATOM-3 ATOM-5 EXT-3", "ATOMIC_WRITE stored big-endian, duplicate not stored", c_atomic_write, 0 },
-	{ "FLUSH-1 FLUSH-2 FLUSH-3 FLUSH-4 EXT-4", "FLUSH global acknowledged, persistent NAK_ACCESS", c_flush, 0 },
+	{ "FLUSH-1 FLUSH-3 EXT-4", "FLUSH global (range and region) acknowledged", c_flush, 0 },
+	{ "FLUSH-2 FLUSH-4", "FLUSH for persistence or without the right: NAK_ACCESS", c_flush_denied, 0 },
 	{ "ACK-1 EXT-11", "CE-marked requests counted in ecn_ce", c_ecn, 0 },
 	{ "ACK-12 ACK-13 ACK-15 FLAG-8", "a request's ack_psn completes the target's SEND", c_piggy_applied, 0 },
 	{ NULL, NULL, NULL, 0 },

@@ -90,6 +90,7 @@ struct cx {
 	struct ctr ctr0[CX_MAX_CTRS];
 	unsigned int nctr0;
 	int fails;
+	const char *skip;	/* why the case could not run here */
 	char reply[AGENT_LINE];
 };
 

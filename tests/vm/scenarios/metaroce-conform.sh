@@ -79,7 +79,9 @@ suite() {
         name=${line#*- [}
         name=${name% \# *}
         name=$(tr -c 'A-Za-z0-9\n-' '-' <<<"${name/] /_}" | tr -s '-' | cut -c1-80)
-        lab_check "$mode-${name%-}" case_ok "$line"
+        name=${name%-}
+        [[ $line == *"# SKIP "* ]] && name=$name-skipped
+        lab_check "$mode-$name" case_ok "$line"
         n=$((n + 1))
     done <"$log"
     lab_check "$mode-suite-ran" test "$n" -gt 0
