@@ -415,7 +415,59 @@ static void c_retry_exceeded(struct cx *cx)
 	      n);
 }
 
+/* unanswered: from the second expiry on, copies on distinct paths */
+static void c_rto_copies(struct cx *cx)
+{
+	struct pkt *f = req_send(cx, 16);
+	u64 start[16], end;
+	unsigned int i, j, k, nc = 0, size[16] = { 0 }, paths[16] = { 0 };
+	u32 seen[16][8];
+
+	if (!f)
+		return;
+	end = cx_now_us() + 1500000;
+	while (cx_now_us() < end)
+		cx_pump(cx, 10);
+	/* the resends, in clusters of what left within 3 ms */
+	for (i = 0; i < cx->nq; i++) {
+		struct pkt *p = &cx->q[i];
+		bool dup = false;
+
+		if (p->h.opcode != METAROCE_OP_SEND || p == f ||
+		    p->h.psn != f->h.psn)
+			continue;
+		if (!nc || p->t_us - start[nc - 1] > 3000) {
+			if (nc == 16)
+				break;
+			start[nc++] = p->t_us;
+		}
+		k = nc - 1;
+		size[k]++;
+		for (j = 0; j < paths[k] && j < 8; j++)
+			dup |= seen[k][j] == p->h.path;
+		if (!dup && paths[k] < 8)
+			seen[k][paths[k]++] = p->h.path;
+	}
+	CHECK(cx, nc >= 2, "%u resends of an unanswered PSN in 1.5 s", nc);
+	for (k = 0; k < nc; k++) {
+		cx_note(cx, "expiry %u: %u copies on %u paths", k + 1, size[k],
+			paths[k]);
+		CHECK(cx, size[k] <= 8, "%u copies at one expiry, 8 at most",
+		      size[k]);
+	}
+	for (k = 1; k < nc; k++)
+		if (paths[k] >= 2)
+			break;
+	CHECK(cx, k < nc, "no expiry after the first sent copies on two paths");
+	for (k = 2; k < nc; k++)
+		CHECK(cx, start[k] - start[k - 1] + 2000 >= start[k - 1] - start[k - 2],
+		      "expiry %u came %llu us after the previous, sooner than the one before (%llu)",
+		      k + 1, (unsigned long long)(start[k] - start[k - 1]),
+		      (unsigned long long)(start[k - 1] - start[k - 2]));
+}
+
 const struct ccase cases_req[] = {
+	{ "RTO-7 RTO-6", "unanswered PSN: backoff, copies on distinct paths", c_rto_copies, 0 },
 	{ "RTO-9", "retries used up: RETRY_EXC_ERR and the QP in error", c_retry_exceeded, CF_MANUAL },
 	{ "MSG-1 MSG-2 EXT-1 FLAG-1 FLAG-2 FLAG-3 FLAG-6 ACK-12 PSN-4 UDP-2 NAK-1 ACK-23", "SEND on the wire, completed by its ACK", c_send_wire, 0 },
 	{ "PSN-9 FLAG-5 RTO-6", "unacknowledged PSN resent with RETX and fresh path fields", c_retransmit, 0 },
