@@ -964,7 +964,47 @@ static void c_no_rd_atomic(struct cx *cx)
 	nak_at_base(cx, &h, METAROCE_SYN_NAK_INVALID);
 }
 
+/* the ACK of a PROBE on slot 1 */
+static struct pkt *probe_slot(struct cx *cx, u16 flags)
+{
+	struct mro_hdr h;
+
+	cx_req(cx, &h, METAROCE_OP_PROBE, cx->psn);
+	h.flags |= flags;
+	cx->slot = 1;
+	cx_send(cx, &h, NULL, 0);
+	return ack_of(cx, &h, 1000);
+}
+
+/* a re-probe (NEW_PORT): the responder's side of the slot moves too */
+static void c_new_port_probe(struct cx *cx)
+{
+	struct pkt *a;
+	u16 s1, s2;
+
+	a = probe_slot(cx, 0);
+	CHECK(cx, a && a->h.path == 1, "no ACK on slot 1 to a PROBE on slot 1");
+	if (!a)
+		return;
+	s1 = a->sport;
+	cx_snap(cx);
+	a = probe_slot(cx, METAROCE_F_NEW_PORT);
+	CHECK(cx, a != NULL, "no ACK to a PROBE with NEW_PORT");
+	if (!a)
+		return;
+	s2 = a->sport;
+	CHECK(cx, s2 != s1 && s2 >= 512 && s2 <= 1023,
+	      "the re-probe's ACK came from port %u (before: %u): want a fresh one in 512..1023",
+	      s2, s1);
+	CHECK_DELTA(cx, "reprobes_rcvd", 1);
+	a = probe_slot(cx, 0);
+	CHECK(cx, a && a->sport == s2,
+	      "the slot's next ACK came from port %u, not its new %u",
+	      a ? a->sport : 0, s2);
+}
+
 const struct ccase cases_resp[] = {
+	{ "PATH-15 FLAG-7", "a PROBE with NEW_PORT moves the responder's port of the slot", c_new_port_probe, 0 },
 	{ "RES-2", "max_dest_rd_atomic 0: READ_REQ answered NAK_INVALID", c_no_rd_atomic, CF_MANUAL },
 	{ "MSG-10", "the error state flushes the receive WQEs", c_flush_rq, 0 },
 	{ "ORD-6 NAK-9", "READ_REQ ahead of a WRITE waits and reads what it wrote", c_read_waits, 0 },

@@ -141,6 +141,7 @@ static void counters(struct agent *a)
 	C("rx_drop_ack_range", s->rx_drop_ack_range);
 	C("rx_drop_stale_resp", s->rx_drop_stale_resp);
 	C("rx_drop_qp_state", s->rx_drop_qp_state);
+	C("reprobes_rcvd", s->reprobes_rcvd);
 	C("rx_drop_ack_echo", s->rx_drop_ack_echo);
 	C("cc_bad_feedback", s->cc_bad_feedback);
 	C("rx_duplicate", s->rx_duplicate);

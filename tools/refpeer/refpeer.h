@@ -207,6 +207,7 @@ struct rp_stats {
 	u64 rnr_nak_sent, nak_sent;
 	u64 negotiation_failed;
 	u64 rx_drop_qp_state;		/* the connection has ended */
+	u64 reprobes_rcvd;		/* PROBEs with NEW_PORT taken */
 	u64 rx_drop_auth, rx_drop_replay, rx_drop_unkeyed;
 	u64 rx_drop_qkey, rx_drop_no_wqe;
 	u64 hello_sent, hello_rcvd;

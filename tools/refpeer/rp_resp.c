@@ -456,6 +456,8 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 		}
 		if (ce)
 			ep->ecn_ce++;
+		if (h->flags & METAROCE_F_NEW_PORT)
+			rp_path_renew(ep, h->path);
 		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
 		return;
 	}
