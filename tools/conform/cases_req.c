@@ -415,31 +415,33 @@ static void c_retry_exceeded(struct cx *cx)
 	      n);
 }
 
-/* unanswered: from the second expiry on, copies on distinct paths */
-static void c_rto_copies(struct cx *cx)
+/*
+ * The resends of @f, unanswered for 1.5 s, in clusters of what left
+ * within 3 ms: cluster k's start, size and distinct paths
+ */
+static unsigned int resend_clusters(struct cx *cx, const struct pkt *f,
+				    u64 *start, unsigned int *size,
+				    unsigned int *paths)
 {
-	struct pkt *f = req_send(cx, 16);
-	u64 start[16], end;
-	unsigned int i, j, k, nc = 0, size[16] = { 0 }, paths[16] = { 0 };
+	unsigned int i, j, k, nc = 0;
 	u32 seen[16][8];
+	u64 end;
 
-	if (!f)
-		return;
 	end = cx_now_us() + 1500000;
 	while (cx_now_us() < end)
 		cx_pump(cx, 10);
-	/* the resends, in clusters of what left within 3 ms */
 	for (i = 0; i < cx->nq; i++) {
 		struct pkt *p = &cx->q[i];
 		bool dup = false;
 
-		if (p->h.opcode != METAROCE_OP_SEND || p == f ||
-		    p->h.psn != f->h.psn)
+		if (p->h.opcode != f->h.opcode || p == f || p->h.psn != f->h.psn)
 			continue;
 		if (!nc || p->t_us - start[nc - 1] > 3000) {
 			if (nc == 16)
 				break;
-			start[nc++] = p->t_us;
+			start[nc] = p->t_us;
+			size[nc] = paths[nc] = 0;
+			nc++;
 		}
 		k = nc - 1;
 		size[k]++;
@@ -448,13 +450,46 @@ static void c_rto_copies(struct cx *cx)
 		if (!dup && paths[k] < 8)
 			seen[k][paths[k]++] = p->h.path;
 	}
+	for (k = 0; k < nc; k++)
+		cx_note(cx, "expiry %u: %u transmission(s) on %u path(s)", k + 1,
+			size[k], paths[k]);
+	return nc;
+}
+
+/* a READ_REQ resent on its RTO is never copied */
+static void c_rto_read(struct cx *cx)
+{
+	unsigned int size[16], paths[16], nc, k;
+	u64 start[16];
+	struct pkt *q;
+
+	CHECK(cx, !cx_agent(cx, "READ wr=91 off=0 len=512 va=%llu rkey=%u",
+			    TVA, TRKEY), "post READ");
+	q = next_of(cx, METAROCE_OP_READ_REQ, 1000);
+	CHECK(cx, q != NULL, "no READ_REQ");
+	if (!q)
+		return;
+	nc = resend_clusters(cx, q, start, size, paths);
+	CHECK(cx, nc >= 3, "%u resends of an unanswered READ_REQ in 1.5 s", nc);
+	for (k = 0; k < nc; k++)
+		CHECK(cx, size[k] == 1, "expiry %u sent the READ_REQ %u times",
+		      k + 1, size[k]);
+}
+
+/* unanswered: from the second expiry on, copies on distinct paths */
+static void c_rto_copies(struct cx *cx)
+{
+	struct pkt *f = req_send(cx, 16);
+	u64 start[16];
+	unsigned int k, nc, size[16], paths[16];
+
+	if (!f)
+		return;
+	nc = resend_clusters(cx, f, start, size, paths);
 	CHECK(cx, nc >= 2, "%u resends of an unanswered PSN in 1.5 s", nc);
-	for (k = 0; k < nc; k++) {
-		cx_note(cx, "expiry %u: %u copies on %u paths", k + 1, size[k],
-			paths[k]);
+	for (k = 0; k < nc; k++)
 		CHECK(cx, size[k] <= 8, "%u copies at one expiry, 8 at most",
 		      size[k]);
-	}
 	for (k = 1; k < nc; k++)
 		if (paths[k] >= 2)
 			break;
@@ -468,6 +503,7 @@ static void c_rto_copies(struct cx *cx)
 
 const struct ccase cases_req[] = {
 	{ "RTO-7 RTO-6", "unanswered PSN: backoff, copies on distinct paths", c_rto_copies, 0 },
+	{ "RTO-8", "an unanswered READ_REQ is resent, never copied", c_rto_read, 0 },
 	{ "RTO-9", "retries used up: RETRY_EXC_ERR and the QP in error", c_retry_exceeded, CF_MANUAL },
 	{ "MSG-1 MSG-2 EXT-1 FLAG-1 FLAG-2 FLAG-3 FLAG-6 ACK-12 PSN-4 UDP-2 NAK-1 ACK-23", "SEND on the wire, completed by its ACK", c_send_wire, 0 },
 	{ "PSN-9 FLAG-5 RTO-6", "unacknowledged PSN resent with RETX and fresh path fields", c_retransmit, 0 },
