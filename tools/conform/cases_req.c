@@ -487,13 +487,23 @@ static void c_rto_copies(struct cx *cx)
 		return;
 	nc = resend_clusters(cx, f, start, size, paths);
 	CHECK(cx, nc >= 2, "%u resends of an unanswered PSN in 1.5 s", nc);
-	for (k = 0; k < nc; k++)
-		CHECK(cx, size[k] <= 8, "%u copies at one expiry, 8 at most",
-		      size[k]);
-	for (k = 1; k < nc; k++)
-		if (paths[k] >= 2)
-			break;
-	CHECK(cx, k < nc, "no expiry after the first sent copies on two paths");
+	/*
+	 * expiry n sends 2^(n-1) copies (8 at most) on distinct active,
+	 * unsuspended paths: 1, then 2 (the target has 8 paths, at most
+	 * two of which lost anything yet), then no more than 4, 8, ...
+	 */
+	if (nc >= 2) {
+		CHECK(cx, size[0] == 1, "the first expiry sent %u transmissions, want 1",
+		      size[0]);
+		CHECK(cx, size[1] == 2 && paths[1] == 2,
+		      "the second expiry sent %u transmissions on %u paths, want 2 on 2",
+		      size[1], paths[1]);
+	}
+	for (k = 2; k < nc; k++)
+		CHECK(cx, size[k] >= 2 && size[k] <= (k < 3 ? 1U << k : 8U) &&
+		      paths[k] == size[k],
+		      "expiry %u sent %u copies on %u paths, want 2 to %u on as many",
+		      k + 1, size[k], paths[k], k < 3 ? 1U << k : 8U);
 	for (k = 2; k < nc; k++)
 		CHECK(cx, start[k] - start[k - 1] + 2000 >= start[k - 1] - start[k - 2],
 		      "expiry %u came %llu us after the previous, sooner than the one before (%llu)",

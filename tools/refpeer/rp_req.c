@@ -764,7 +764,14 @@ void rp_req_timer(struct rp_ep *ep, u64 now)
 		e->lost = false;
 		queue_retx(ep, psn);
 	}
-	/* from the second expiry on, copies of the oldest on other paths */
+	arm_rto(ep, now);
+	rp_req_push(ep);
+	/*
+	 * From the second expiry on, the oldest goes out on 2^(n-1) paths
+	 * (RTO-7): the resend above, and copies on the next other paths.
+	 * After the resend, whose resend guard would hold a copy sent
+	 * before it back.
+	 */
 	e = ent(ep, ep->snd_una);
 	if (ep->backoff >= 2 && e->state == PSN_OUT && !e->read_slot &&
 	    ep->sq[e->wqe % RP_SQ_SIZE].opcode != METAROCE_OP_READ_REQ) {
@@ -773,6 +780,4 @@ void rp_req_timer(struct rp_ep *ep, u64 now)
 			send_psn(ep, ep->snd_una, (e->path + i) % ep->npaths,
 				 true);
 	}
-	arm_rto(ep, now);
-	rp_req_push(ep);
 }
