@@ -42,6 +42,9 @@ static void c_hello(struct cx *cx)
 	CHECK(cx, first->h.flags & METAROCE_F_ACK_REQ,
 	      "the first HELLO does not ask for one back");
 	CHECK(cx, !(first->h.flags & METAROCE_F_SEALED), "HELLO sealed");
+	/* ECT is on every packet but HELLO */
+	CHECK(cx, !(first->h.flags & METAROCE_F_ECT), "HELLO flags %#x: ECT set",
+	      first->h.flags);
 	CHECK(cx, first->h.hello.prot == cx->g->prot, "HELLO prot %u, want %u",
 	      first->h.hello.prot, cx->g->prot);
 	CHECK(cx, cx->g->prot || first->h.hello.key_id == 0,
@@ -320,7 +323,7 @@ static void c_unkeyed(struct cx *cx)
 
 const struct ccase cases_neg[] = {
 	{ "NEG-10 PROT-13", "protected: HELLO repeated until ours; unkeyed packet dropped", c_unkeyed, CF_MANUAL | CF_PROT },
-	{ "HELLO-1 HELLO-2 HELLO-3 NEG-1 PROT-17", "the target's HELLO", c_hello, CF_MANUAL },
+	{ "HELLO-1 HELLO-2 HELLO-3 NEG-1 PROT-17 FLAG-6", "the target's HELLO", c_hello, CF_MANUAL },
 	{ "HELLO-1 HELLO-2 HELLO-3 NEG-1 PROT-17", "the target's HELLO, protected", c_hello, CF_MANUAL | CF_PROT },
 	{ "NEG-4", "a contract mismatch (window) ends the connection", c_mismatch, CF_MANUAL },
 	{ "NEG-2", "a HELLO not at the first PSN, or with another nonce, dropped", c_stale_hello, 0 },

@@ -74,6 +74,9 @@ static void c_probe_ack(struct cx *cx)
 	      a->h.path);
 	CHECK(cx, a->sport >= 512 && a->sport <= 1023,
 	      "ACK from source port %u, outside 512..1023", a->sport);
+	/* ECT in the BTH: ECT(0) in the IP header (its DF a socket never shows) */
+	CHECK(cx, a->tos >= 0 && (a->tos & 3) == 2,
+	      "ACK with ECT in IP TOS %#x, want ECT(0)", a->tos);
 	CHECK(cx, (s32)(a->h.ack.credit_psn - a->h.ack.cum_psn) > 0,
 	      "credit_psn %u not after cum_psn %u", a->h.ack.credit_psn,
 	      a->h.ack.cum_psn);
@@ -1014,7 +1017,7 @@ const struct ccase cases_resp[] = {
 	{ "RX-32 NAK-7", "QP in error drops PROBEs", c_error_state, 0 },
 	{ "RX-19 EXT-2", "READ_RESP offset + payload above 2^31 dropped", c_resp_length, 0 },
 	{ "NEG-9", "protection none: data flows before the HELLO exchange ends", c_no_wait, CF_MANUAL },
-	{ "CTRL-1 CTRL-2 ACK-1 ACK-2 EXT-9 EXT-11 UDP-2 NAK-1 FLAG-6", "PROBE answered by a plain ACK naming it", c_probe_ack, 0 },
+	{ "CTRL-1 CTRL-2 ACK-1 ACK-2 EXT-9 EXT-11 UDP-2 UDP-5 NAK-1 FLAG-6", "PROBE answered by a plain ACK naming it", c_probe_ack, 0 },
 	{ "RX-28 ACK-4 EXT-10", "duplicate counted and answered on another slot", c_duplicate, 0 },
 	{ "ACK-3 RX-29 EXT-11 WRITE-1", "hole opened and filled answered at once, SACK", c_hole, 0 },
 	{ "ACK-5", "rhythm PSN (psn % 32 == 31) acknowledged unasked", c_rhythm, CF_MANUAL },

@@ -249,6 +249,7 @@ static bool rx_hook(void *arg, const struct mro_hdr *h, const u8 *payload,
 		p = &cx->q[cx->nq++];
 		p->h = *h;
 		p->sport = sport;
+		p->tos = rp_rx_tos(cx->ep);
 		p->t_us = cx_now_us();
 		p->used = false;
 		if (payload && h->payload_len)

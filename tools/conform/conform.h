@@ -23,6 +23,7 @@ struct pkt {
 	struct mro_hdr h;
 	u8 payload[CX_PAYLOAD];
 	u16 sport;
+	int tos;		/* its IP TOS byte, -1 if unknown */
 	u64 t_us;		/* arrival, on the runner's clock */
 	bool used;		/* consumed by a cx_wait() */
 };

@@ -214,6 +214,11 @@ struct rp_stats {
 	u64 path_tx[RP_MAX_PATHS];
 };
 const struct rp_stats *rp_stats(struct rp_ep *ep);
+/*
+ * the IP TOS byte of the datagram being received (in an rx hook), -1 if
+ * the socket did not say
+ */
+int rp_rx_tos(struct rp_ep *ep);
 /* the UDP source port of path slot @slot */
 u16 rp_path_sport(struct rp_ep *ep, unsigned int slot);
 

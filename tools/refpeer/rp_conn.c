@@ -262,6 +262,11 @@ bool rp_idle(struct rp_ep *ep)
 	return ep->sq_head == ep->sq_tail;
 }
 
+int rp_rx_tos(struct rp_ep *ep)
+{
+	return ep->rx_tos;
+}
+
 u16 rp_path_sport(struct rp_ep *ep, unsigned int slot)
 {
 	return slot < ep->npaths ? ep->path[slot].sport : 0;
@@ -807,11 +812,13 @@ static int rx_drain(struct rp_ep *ep, int budget)
 		if (len < 0)
 			break;
 		ce = false;
+		ep->rx_tos = -1;
 		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
 			if (cm->cmsg_level == IPPROTO_IP &&
 			    cm->cmsg_type == IP_TOS) {
 				tos = *(u8 *)CMSG_DATA(cm);
 				ce = (tos & 3) == 3;
+				ep->rx_tos = tos;
 			}
 		}
 		rx_one(ep, ep->rxbuf, len, &from, ce);

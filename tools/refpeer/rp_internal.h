@@ -201,6 +201,8 @@ struct rp_ep {
 	struct rp_held held[8];
 	unsigned int nheld;
 
+	int rx_tos;		/* IP TOS of the datagram being received */
+
 	rp_rx_hook_t rx_hook;
 	void *rx_hook_arg;
 	rp_tx_hook_t tx_hook;
