@@ -417,7 +417,7 @@ static void c_retry_exceeded(struct cx *cx)
 
 /*
  * The resends of @f, unanswered for 1.5 s, in clusters of what left
- * within 3 ms: cluster k's start, size and distinct paths
+ * within 15 ms: cluster k's start, size and distinct paths
  */
 static unsigned int resend_clusters(struct cx *cx, const struct pkt *f,
 				    u64 *start, unsigned int *size,
@@ -436,7 +436,7 @@ static unsigned int resend_clusters(struct cx *cx, const struct pkt *f,
 
 		if (p->h.opcode != f->h.opcode || p == f || p->h.psn != f->h.psn)
 			continue;
-		if (!nc || p->t_us - start[nc - 1] > 3000) {
+		if (!nc || p->t_us - start[nc - 1] > 15000) {
 			if (nc == 16)
 				break;
 			start[nc] = p->t_us;
