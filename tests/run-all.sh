@@ -299,6 +299,7 @@ vm_files() {
     [ -x tools/mroblind/mroblind ] && cp tools/mroblind/mroblind "$files/"
     [ -x tools/refpeer/refpeer ] && [ -x tools/refpeer/kside ] &&
         cp tools/refpeer/refpeer tools/refpeer/kside "$files/"
+    [ -x tools/conform/conform ] && cp tools/conform/conform tools/conform/rules.txt "$files/"
     cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order tools/mro-selfqp \
         "$files/"
     cp tools/mpicoll/mpicoll.c "$files/"

@@ -17,6 +17,7 @@
  * address is the one in the IPv4-mapped GID at index -g.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -35,6 +36,7 @@
 #include <infiniband/verbs.h>
 
 #include "rp_pattern.h"
+#include "agent.h"
 
 #define RECV_DEPTH	128	/* receive buffers posted (as refpeer's server) */
 #define MAX_OUT		64	/* client: work requests outstanding */
@@ -43,6 +45,8 @@
 struct kside {
 	/* options */
 	bool server;
+	bool agent;		/* --agent: the conformance suite's target */
+	const char *counters;	/* --counters: the port's hw_counters dir */
 	const char *dev_name;
 	int gid_index;
 	unsigned int listen_port;
@@ -706,11 +710,553 @@ static int run_client(struct kside *k)
 	return 0;
 }
 
+/*
+ * ---- agent: the conformance suite's target (tools/conform) ----
+ *
+ * kside --agent PORT -d DEV -g GIDIDX serves the agent protocol of
+ * Documentation/metaroce/conformance.rst on TCP port PORT: it creates,
+ * connects and drives one RC QP on DEV at a time for the runner and
+ * reports the device's port counters (hw_counters).
+ */
+
+struct kagent {
+	struct kside *k;
+	struct agent_conn conn;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *region;
+	uint32_t psn;
+	unsigned int timeout, retry, rnr_timer, rd_atom;
+	bool flush;		/* the region and QP grant FLUSH (global) */
+	bool ud;		/* a UD QP (CREATE type=ud) */
+	uint32_t qkey;		/* UD: this QP's Q_Key */
+	struct ibv_ah *ah;	/* UD: the tester */
+	uint32_t peer_qpn, peer_qkey;
+};
+
+/* IB_UVERBS_ACCESS_FLUSH_GLOBAL, for an rdma-core that has no name for it */
+#define KS_ACCESS_FLUSH_GLOBAL	(1 << 8)
+
+static void ka_reply(struct kagent *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void ka_reply(struct kagent *a, const char *fmt, ...)
+{
+	static char line[AGENT_LINE];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(line) - 1)
+		n = snprintf(line, sizeof(line), "ERR reply too long");
+	if (a->k->verbose)
+		fprintf(stderr, "kside agent: < %.300s\n", line);
+	line[n++] = '\n';
+	line[n] = 0;
+	agent_put(&a->conn, line);
+}
+
+static void ka_destroy(struct kagent *a)
+{
+	struct ibv_wc wc[16];
+
+	if (a->qp)
+		ibv_destroy_qp(a->qp);
+	a->qp = NULL;
+	if (a->ah)
+		ibv_destroy_ah(a->ah);
+	a->ah = NULL;
+	if (a->mr)
+		ibv_dereg_mr(a->mr);
+	a->mr = NULL;
+	/* what the QP left in the shared CQ is not the next case's */
+	while (ibv_poll_cq(a->k->cq, 16, wc) > 0)
+		;
+}
+
+/* a UD QP through RTS (UD QPs have no connection) */
+static void ka_create_ud(struct kagent *a, const char *l)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = a->k->cq, .recv_cq = a->k->cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr at = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+	};
+	char ip[INET_ADDRSTRLEN];
+	uint64_t v;
+
+	a->qkey = agent_u64(l, "qkey", &v) ? v : 0x11111111;
+	at.qkey = a->qkey;
+	a->qp = ibv_create_qp(a->k->pd, &ia);
+	if (!a->qp) {
+		ka_reply(a, "ERR create UD QP: %s", strerror(errno));
+		return;
+	}
+	a->psn = random24();
+	if (ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY)) {
+		ka_reply(a, "ERR UD QP to INIT: %s", strerror(errno));
+		return;
+	}
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(a->qp, &at, IBV_QP_STATE)) {
+		ka_reply(a, "ERR UD QP to RTR: %s", strerror(errno));
+		return;
+	}
+	at.qp_state = IBV_QPS_RTS;
+	at.sq_psn = a->psn;
+	if (ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN)) {
+		ka_reply(a, "ERR UD QP to RTS: %s", strerror(errno));
+		return;
+	}
+	inet_ntop(AF_INET, &a->k->ip, ip, sizeof(ip));
+	ka_reply(a, "OK qpn=%u psn=%u ip=%s port=%u", a->qp->qp_num, a->psn,
+		 ip, a->k->udp_port);
+}
+
+/* UD: the tester's address handle, QPN and Q_Key */
+static void ka_connect_ud(struct kagent *a, const char *l, uint64_t qpn,
+			  struct in_addr pip)
+{
+	struct ibv_ah_attr ah = { .is_global = 1, .port_num = 1 };
+	uint64_t v;
+
+	ah.grh.sgid_index = a->k->gid_index;
+	ah.grh.hop_limit = 64;
+	ah.grh.dgid.raw[10] = 0xff;
+	ah.grh.dgid.raw[11] = 0xff;
+	memcpy(&ah.grh.dgid.raw[12], &pip, 4);
+	a->ah = ibv_create_ah(a->k->pd, &ah);
+	if (!a->ah) {
+		ka_reply(a, "ERR address handle: %s", strerror(errno));
+		return;
+	}
+	a->peer_qpn = qpn & 0xffffff;
+	a->peer_qkey = agent_u64(l, "qkey", &v) ? v : 0;
+	/* a UD receive buffer starts with the 40 bytes of the GRH area */
+	ka_reply(a, "OK va=%llu rkey=%u len=%u grh=40",
+		 (unsigned long long)(uintptr_t)a->region, a->mr->rkey,
+		 AGENT_REGION);
+}
+
+static void ka_create(struct kagent *a, const char *l)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = a->k->cq, .recv_cq = a->k->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr at = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	char ip[INET_ADDRSTRLEN];
+	uint64_t v;
+
+	ka_destroy(a);
+	a->timeout = agent_u64(l, "timeout", &v) ? v : 14;
+	a->retry = agent_u64(l, "retry", &v) ? v : 7;
+	a->rnr_timer = agent_u64(l, "rnr_timer", &v) ? v : 12;
+	a->rd_atom = agent_u64(l, "rd_atom", &v) ? v : a->k->rd_atom;
+	memset(a->region, 0, AGENT_REGION);
+	/* FLUSH where the kernel has it (6.2+), else without */
+	a->flush = true;
+	a->mr = ibv_reg_mr(a->k->pd, a->region, AGENT_REGION,
+			   access | KS_ACCESS_FLUSH_GLOBAL);
+	if (!a->mr) {
+		a->flush = false;
+		a->mr = ibv_reg_mr(a->k->pd, a->region, AGENT_REGION, access);
+	}
+	if (!a->mr) {
+		ka_reply(a, "ERR register: %s", strerror(errno));
+		return;
+	}
+	a->ud = strstr(l, " type=ud") != NULL;
+	if (a->ud) {
+		ka_create_ud(a, l);
+		return;
+	}
+	a->qp = ibv_create_qp(a->k->pd, &ia);
+	if (!a->qp) {
+		ka_reply(a, "ERR create QP: %s", strerror(errno));
+		return;
+	}
+	if (a->flush)
+		at.qp_access_flags |= KS_ACCESS_FLUSH_GLOBAL;
+	if (ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+		if (!a->flush) {
+			ka_reply(a, "ERR QP to INIT: %s", strerror(errno));
+			return;
+		}
+		/* a region with FLUSH but a QP refused it: none at all */
+		a->flush = false;
+		at.qp_access_flags &= ~KS_ACCESS_FLUSH_GLOBAL;
+		ibv_dereg_mr(a->mr);
+		a->mr = ibv_reg_mr(a->k->pd, a->region, AGENT_REGION, access);
+		if (!a->mr || ibv_modify_qp(a->qp, &at, IBV_QP_STATE |
+					    IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					    IBV_QP_ACCESS_FLAGS)) {
+			ka_reply(a, "ERR QP to INIT: %s", strerror(errno));
+			return;
+		}
+	}
+	a->psn = random24();
+	inet_ntop(AF_INET, &a->k->ip, ip, sizeof(ip));
+	ka_reply(a, "OK qpn=%u psn=%u ip=%s port=%u", a->qp->qp_num, a->psn,
+		 ip, a->k->udp_port);
+}
+
+static void ka_connect(struct kagent *a, const char *l)
+{
+	struct ibv_qp_attr at;
+	char ip[64];
+	uint64_t qpn, psn;
+	struct in_addr pip;
+	int e;
+
+	if (!a->qp || !agent_u64(l, "qpn", &qpn) || !agent_u64(l, "psn", &psn) ||
+	    !agent_word(l, "ip", ip, sizeof(ip)) || inet_pton(AF_INET, ip, &pip) != 1) {
+		ka_reply(a, "ERR CONNECT wants qpn, psn and ip after CREATE");
+		return;
+	}
+	if (a->ud) {
+		ka_connect_ud(a, l, qpn, pip);
+		return;
+	}
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = IBV_MTU_1024;
+	at.dest_qp_num = qpn & 0xffffff;
+	at.rq_psn = psn & 0xffffff;
+	at.max_dest_rd_atomic = a->rd_atom;
+	at.min_rnr_timer = a->rnr_timer;
+	at.ah_attr.is_global = 1;
+	at.ah_attr.grh.sgid_index = a->k->gid_index;
+	at.ah_attr.grh.hop_limit = 64;
+	at.ah_attr.grh.dgid.raw[10] = 0xff;
+	at.ah_attr.grh.dgid.raw[11] = 0xff;
+	memcpy(&at.ah_attr.grh.dgid.raw[12], &pip, 4);
+	at.ah_attr.port_num = 1;
+	e = ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (e) {
+		ka_reply(a, "ERR QP to RTR: %s", strerror(e));
+		return;
+	}
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTS;
+	at.timeout = a->timeout;
+	at.retry_cnt = a->retry;
+	at.rnr_retry = 7;
+	at.sq_psn = a->psn;
+	at.max_rd_atomic = a->rd_atom;
+	e = ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC);
+	if (e) {
+		ka_reply(a, "ERR QP to RTS: %s", strerror(e));
+		return;
+	}
+	ka_reply(a, "OK va=%llu rkey=%u len=%u rnr_timer=%u flush=%d",
+		 (unsigned long long)(uintptr_t)a->region, a->mr->rkey,
+		 AGENT_REGION, a->rnr_timer, a->flush);
+}
+
+static void ka_post(struct kagent *a, const char *verb, const char *l)
+{
+	uint64_t wr = 0, off = 0, len = 0, va = 0, rkey = 0, imm = 0, add = 0,
+		 cmp = 0;
+	bool with_imm = agent_u64(l, "imm", &imm);
+	struct ibv_send_wr swr, *sbad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge;
+	char op[16] = "";
+	int e;
+
+	if (!a->qp) {
+		ka_reply(a, "ERR no QP");
+		return;
+	}
+	agent_u64(l, "wr", &wr);
+	agent_u64(l, "off", &off);
+	agent_u64(l, "len", &len);
+	agent_u64(l, "va", &va);
+	agent_u64(l, "rkey", &rkey);
+	if (!strcmp(verb, "ATOMIC"))
+		len = 8;
+	if (off > AGENT_REGION || len > AGENT_REGION - off) {
+		ka_reply(a, "ERR off/len outside the region");
+		return;
+	}
+	sge.addr = (uintptr_t)(a->region + off);
+	sge.length = len;
+	sge.lkey = a->mr->lkey;
+	if (!strcmp(verb, "RECV")) {
+		memset(&rwr, 0, sizeof(rwr));
+		rwr.wr_id = wr;
+		rwr.sg_list = &sge;
+		rwr.num_sge = 1;
+		e = ibv_post_recv(a->qp, &rwr, &rbad);
+		goto out;
+	}
+	memset(&swr, 0, sizeof(swr));
+	swr.wr_id = wr;
+	swr.sg_list = &sge;
+	swr.num_sge = len ? 1 : 0;
+	swr.send_flags = IBV_SEND_SIGNALED;
+	if (!strcmp(verb, "SEND")) {
+		swr.opcode = with_imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+		swr.imm_data = htonl(imm);
+		if (a->ud) {
+			swr.wr.ud.ah = a->ah;
+			swr.wr.ud.remote_qpn = a->peer_qpn;
+			swr.wr.ud.remote_qkey = a->peer_qkey;
+		}
+	} else if (!strcmp(verb, "WRITE")) {
+		swr.opcode = with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM :
+					IBV_WR_RDMA_WRITE;
+		swr.imm_data = htonl(imm);
+		swr.wr.rdma.remote_addr = va;
+		swr.wr.rdma.rkey = rkey;
+	} else if (!strcmp(verb, "READ")) {
+		swr.opcode = IBV_WR_RDMA_READ;
+		swr.wr.rdma.remote_addr = va;
+		swr.wr.rdma.rkey = rkey;
+	} else {
+		agent_word(l, "op", op, sizeof(op));
+		agent_u64(l, "add", &add);
+		agent_u64(l, "cmp", &cmp);
+		swr.opcode = !strcmp(op, "cswap") ? IBV_WR_ATOMIC_CMP_AND_SWP :
+						    IBV_WR_ATOMIC_FETCH_AND_ADD;
+		swr.wr.atomic.remote_addr = va;
+		swr.wr.atomic.rkey = rkey;
+		swr.wr.atomic.compare_add = !strcmp(op, "cswap") ? cmp : add;
+		swr.wr.atomic.swap = add;
+	}
+	e = ibv_post_send(a->qp, &swr, &sbad);
+out:
+	if (e)
+		ka_reply(a, "ERR post %s: %s", verb, strerror(e));
+	else
+		ka_reply(a, "OK");
+}
+
+static const char *ka_status(enum ibv_wc_status s)
+{
+	switch (s) {
+	case IBV_WC_SUCCESS: return "success";
+	case IBV_WC_RETRY_EXC_ERR: return "retry_exc";
+	case IBV_WC_RNR_RETRY_EXC_ERR: return "rnr_retry_exc";
+	case IBV_WC_REM_INV_REQ_ERR: return "rem_inv_req";
+	case IBV_WC_REM_ACCESS_ERR: return "rem_access";
+	case IBV_WC_REM_OP_ERR: return "rem_op";
+	case IBV_WC_LOC_LEN_ERR: return "loc_len";
+	case IBV_WC_WR_FLUSH_ERR: return "flush";
+	default: return "other";
+	}
+}
+
+static const char *ka_opcode(enum ibv_wc_opcode o)
+{
+	switch (o) {
+	case IBV_WC_SEND: return "send";
+	case IBV_WC_RDMA_WRITE: return "write";
+	case IBV_WC_RDMA_READ: return "read";
+	case IBV_WC_COMP_SWAP: return "cmp_swap";
+	case IBV_WC_FETCH_ADD: return "fetch_add";
+	case IBV_WC_RECV: return "recv";
+	case IBV_WC_RECV_RDMA_WITH_IMM: return "recv_rdma_imm";
+	default: return "other";
+	}
+}
+
+static void ka_poll(struct kagent *a, const char *l)
+{
+	static char line[AGENT_LINE];
+	struct ibv_wc wc[32];
+	uint64_t ms = 0;
+	double end;
+	size_t n = 0;
+	int got, i;
+
+	agent_u64(l, "ms", &ms);
+	end = now() + ms / 1000.0;
+	for (;;) {
+		got = ibv_poll_cq(a->k->cq, 32, wc);
+		if (got || now() >= end)
+			break;
+		usleep(200);
+	}
+	if (got < 0)
+		got = 0;
+	for (i = 0; i < got && n < sizeof(line) - 100; i++)
+		n += snprintf(line + n, sizeof(line) - n, " wc=%llu:%s:%s:%u:%u",
+			      (unsigned long long)wc[i].wr_id,
+			      ka_status(wc[i].status), ka_opcode(wc[i].opcode),
+			      wc[i].byte_len,
+			      wc[i].wc_flags & IBV_WC_WITH_IMM ?
+			      ntohl(wc[i].imm_data) : 0);
+	line[n] = 0;
+	ka_reply(a, "OK n=%d%s", got, line);
+}
+
+/* every file of the port's hw_counters, as name=value */
+static void ka_counters(struct kagent *a)
+{
+	static char line[AGENT_LINE];
+	char dir[256], path[512], val[64];
+	struct dirent *d;
+	size_t n = 0;
+	DIR *dp;
+	FILE *f;
+
+	if (a->k->counters)
+		snprintf(dir, sizeof(dir), "%s", a->k->counters);
+	else
+		snprintf(dir, sizeof(dir),
+			 "/sys/class/infiniband/%s/ports/1/hw_counters",
+			 a->k->dev_name);
+	dp = opendir(dir);
+	if (!dp) {
+		ka_reply(a, "ERR %s: %s", dir, strerror(errno));
+		return;
+	}
+	while ((d = readdir(dp)) && n < sizeof(line) - 128) {
+		if (d->d_name[0] == '.' || !strcmp(d->d_name, "lifespan"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(val, sizeof(val), f))
+			n += snprintf(line + n, sizeof(line) - n, " %s=%llu",
+				      d->d_name, strtoull(val, NULL, 0));
+		fclose(f);
+	}
+	closedir(dp);
+	line[n] = 0;
+	ka_reply(a, "OK%s", line);
+}
+
+static void ka_state(struct kagent *a)
+{
+	static const char *const names[] = {
+		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+	};
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr at;
+
+	if (!a->qp || ibv_query_qp(a->qp, &at, IBV_QP_STATE, &ia)) {
+		ka_reply(a, "OK state=RESET");
+		return;
+	}
+	ka_reply(a, "OK state=%s", at.qp_state < 7 ? names[at.qp_state] : "?");
+}
+
+static void ka_handle(struct kagent *a, const char *l)
+{
+	static char hex[AGENT_LINE];
+	uint64_t off = 0, len = 0;
+	const char *p;
+	char verb[16];
+	size_t i = 0;
+	int n;
+
+	while (l[i] && l[i] != ' ' && i + 1 < sizeof(verb)) {
+		verb[i] = l[i];
+		i++;
+	}
+	verb[i] = 0;
+	if (a->k->verbose)
+		fprintf(stderr, "kside agent: > %.300s\n", l);
+	agent_u64(l, "off", &off);
+	agent_u64(l, "len", &len);
+	if (!strcmp(verb, "INFO")) {
+		ka_reply(a, "OK impl=kernel dev=%s counters=hw_counters",
+			 a->k->dev_name);
+	} else if (!strcmp(verb, "CREATE")) {
+		ka_create(a, l);
+	} else if (!strcmp(verb, "CONNECT")) {
+		ka_connect(a, l);
+	} else if (!strcmp(verb, "RECV") || !strcmp(verb, "SEND") ||
+		   !strcmp(verb, "WRITE") || !strcmp(verb, "READ") ||
+		   !strcmp(verb, "ATOMIC")) {
+		ka_post(a, verb, l);
+	} else if (!strcmp(verb, "POLL")) {
+		ka_poll(a, l);
+	} else if (!strcmp(verb, "MEM")) {
+		if (off > AGENT_REGION || len > AGENT_REGION - off ||
+		    2 * len + 32 > sizeof(hex)) {
+			ka_reply(a, "ERR off/len");
+			return;
+		}
+		agent_hex(a->region + off, len, hex);
+		ka_reply(a, "OK hex=%s", hex);
+	} else if (!strcmp(verb, "SETMEM")) {
+		p = strstr(l, " hex=");
+		n = p && off <= AGENT_REGION ?
+		    agent_unhex(p + 5, a->region + off, AGENT_REGION - off) : -1;
+		if (n < 0)
+			ka_reply(a, "ERR off/hex");
+		else
+			ka_reply(a, "OK len=%d", n);
+	} else if (!strcmp(verb, "COUNTERS")) {
+		ka_counters(a);
+	} else if (!strcmp(verb, "STATE")) {
+		ka_state(a);
+	} else if (!strcmp(verb, "DESTROY")) {
+		ka_destroy(a);
+		ka_reply(a, "OK");
+	} else {
+		ka_reply(a, "ERR unknown verb %s", verb);
+	}
+}
+
+static int run_agent(struct kside *k)
+{
+	static char line[AGENT_LINE];
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct kagent a = { .k = k };
+	int lfd, one = 1;
+
+	a.region = buf_alloc(AGENT_REGION);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0)
+		die("socket: %s", strerror(errno));
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa.sin_port = htons(k->listen_port);
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
+		die("agent port %u: %s", k->listen_port, strerror(errno));
+	a.conn.fd = accept(lfd, NULL, NULL);
+	close(lfd);
+	if (a.conn.fd < 0)
+		die("accept: %s", strerror(errno));
+	while (agent_getline(&a.conn, line, sizeof(line), -1) > 0)
+		ka_handle(&a, line);
+	ka_destroy(&a);
+	close(a.conn.fd);
+	free(a.region);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 "usage: kside --server --listen PORT -d DEV -g GIDIDX [options]\n"
 "       kside --client --connect IP:PORT -d DEV -g GIDIDX [options]\n"
+"       kside --agent PORT -d DEV -g GIDIDX [--port N] [--counters DIR] [-v]\n"
+"         (the conformance suite's agent: tools/conform)\n"
 "  -d, --dev DEV        RDMA device (mr1)\n"
 "  -g, --gid N          index of the device's IPv4-mapped RoCE v2 GID\n"
 "      --port N         the device's metaroce UDP port (4796)\n"
@@ -732,6 +1278,7 @@ int main(int argc, char **argv)
 		{ "msg", 1, NULL, 'm' }, { "ops", 1, NULL, 'o' },
 		{ "seed", 1, NULL, 's' }, { "timeout", 1, NULL, 'T' },
 		{ "verbose", 0, NULL, 'v' }, { "help", 0, NULL, 'h' },
+		{ "agent", 1, NULL, 'A' }, { "counters", 1, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kside k = {
@@ -747,6 +1294,8 @@ int main(int argc, char **argv)
 		switch (ch) {
 		case 'S': k.server = true; role = true; break;
 		case 'C': k.server = false; role = true; break;
+		case 'N': k.counters = optarg; break;
+		case 'A': k.agent = true; k.listen_port = atoi(optarg); role = true; break;
 		case 'L': k.listen_port = atoi(optarg); break;
 		case 'c': k.connect = optarg; break;
 		case 'd': k.dev_name = optarg; break;
@@ -776,12 +1325,18 @@ int main(int argc, char **argv)
 	}
 	if (!role || !k.dev_name || k.gid_index < 0 || !k.msg || k.msg & 7 ||
 	    k.msg > (1u << 30) || k.timeout_s < 1 ||
-	    (k.server ? !k.listen_port : !k.connect))
+	    (k.server || k.agent ? !k.listen_port : !k.connect))
 		usage();
 	if (!k.seed)
 		k.seed = ((uint64_t)random24() << 24) | random24();
 	k.deadline = now() + k.timeout_s;
 	dev_open(&k);
+	if (k.agent) {
+		rc = run_agent(&k);
+		ibv_destroy_cq(k.cq);
+		ibv_destroy_comp_channel(k.ch);
+		return rc;
+	}
 	qp_create(&k);
 	rc = k.server ? run_server(&k) : run_client(&k);
 	ibv_destroy_qp(k.qp);

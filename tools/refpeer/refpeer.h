@@ -57,6 +57,8 @@ struct rp_cfg {
 	u32 qkey;			/* UD: this QP's Q_Key */
 	/* timers and retries */
 	u8 timeout;			/* IB local ACK timeout code (14) */
+	/* READ/atomics the responder takes (16); 0: NAK_INVALID (RES-2) */
+	u8 max_dest_rd_atomic;
 	u8 retry_cnt;			/* RTO expirations before giving up (7) */
 	u32 rto_min_us;			/* margin over srtt (5000) */
 	/* loss and reordering of this end's own outgoing packets */
@@ -94,6 +96,7 @@ bool rp_idle(struct rp_ep *ep);
 #define RP_ACCESS_REMOTE_WRITE	0x1
 #define RP_ACCESS_REMOTE_READ	0x2
 #define RP_ACCESS_REMOTE_ATOMIC	0x4
+#define RP_ACCESS_FLUSH_GLOBAL	0x8	/* FLUSH with type global visibility */
 u32 rp_reg_mr(struct rp_ep *ep, void *addr, size_t len, unsigned int access);
 
 enum rp_wc_opcode {
@@ -163,6 +166,17 @@ int rp_send_hdr(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 		u32 len, unsigned int slot, bool raw_fields);
 int rp_send_datagram(struct rp_ep *ep, const void *buf, size_t len,
 		     unsigned int slot);
+/*
+ * rp_send_hdr()'s packet (fields filled, sealed on a protected
+ * connection: it takes a transmission counter value) into @out instead of
+ * onto the wire, for a test to alter and send with rp_send_datagram();
+ * its length, or -1
+ */
+int rp_build_hdr(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
+		 u32 len, unsigned int slot, u8 *out, size_t room);
+/* the same with the IP header's TOS byte set to @tos (ECN: its low 2 bits) */
+int rp_send_datagram_tos(struct rp_ep *ep, const void *buf, size_t len,
+			 unsigned int slot, int tos);
 
 /*
  * Called for every datagram that arrives, after decoding (and opening, on
@@ -184,12 +198,27 @@ struct rp_stats {
 	u64 acks_sent, acks_rcvd, acks_piggybacked, sack_holes;
 	u64 rx_duplicate, rx_out_of_order, rx_drop_window, rx_drop_field;
 	u64 rx_drop_wire, rx_drop_qp, rx_drop_sport, rx_drop_ack;
+	/* rx_drop_wire by reason, indexed by enum mro_wire_err */
+	u64 rx_drop_wire_err[MRO_WIRE_NR_ERR];
+	u64 rx_drop_no_qp;		/* dqpn is not this QP's (also in _qp) */
+	/* rx_drop_ack by reason */
+	u64 rx_drop_ack_range, rx_drop_ack_echo, cc_bad_feedback;
+	u64 rx_drop_error_ahead, rx_drop_dup_req, rx_drop_stale_resp;
+	u64 rnr_nak_sent, nak_sent;
+	u64 negotiation_failed;
+	u64 rx_drop_qp_state;		/* the connection has ended */
+	u64 reprobes_rcvd;		/* PROBEs with NEW_PORT taken */
 	u64 rx_drop_auth, rx_drop_replay, rx_drop_unkeyed;
 	u64 rx_drop_qkey, rx_drop_no_wqe;
 	u64 hello_sent, hello_rcvd;
 	u64 path_tx[RP_MAX_PATHS];
 };
 const struct rp_stats *rp_stats(struct rp_ep *ep);
+/*
+ * the IP TOS byte of the datagram being received (in an rx hook), -1 if
+ * the socket did not say
+ */
+int rp_rx_tos(struct rp_ep *ep);
 /* the UDP source port of path slot @slot */
 u16 rp_path_sport(struct rp_ep *ep, unsigned int slot);
 

@@ -60,6 +60,17 @@ void rp_fail(struct rp_ep *ep, const char *fmt, ...)
 	va_end(ap);
 	ep->dead = true;
 	rp_log(ep, 1, "%s", ep->err);
+	/* MSG-10: the receive WQEs no message completed are flushed */
+	while (ep->rq && ep->rq_head != ep->rq_tail) {
+		struct rp_wc wc = {
+			.wr_id = ep->rq[ep->rq_head % RP_RQ_SIZE].wr_id,
+			.opcode = RP_WC_RECV, .status = RP_WC_FLUSH_ERR,
+		};
+
+		ep->rq_head++;
+		if (ep->cq_tail - ep->cq_head < RP_CQ_SIZE)
+			ep->cq[ep->cq_tail++ % RP_CQ_SIZE] = wc;
+	}
 }
 
 void rp_cfg_default(struct rp_cfg *cfg)
@@ -78,6 +89,7 @@ void rp_cfg_default(struct rp_cfg *cfg)
 	cfg->timeout = 14;
 	cfg->retry_cnt = 7;
 	cfg->rto_min_us = 5000;
+	cfg->max_dest_rd_atomic = RP_MAX_PENDING;
 }
 
 void rp_ipv4_gid(struct in_addr ip, u8 gid[16])
@@ -248,6 +260,11 @@ bool rp_negotiated(struct rp_ep *ep)
 bool rp_idle(struct rp_ep *ep)
 {
 	return ep->sq_head == ep->sq_tail;
+}
+
+int rp_rx_tos(struct rp_ep *ep)
+{
+	return ep->rx_tos;
 }
 
 u16 rp_path_sport(struct rp_ep *ep, unsigned int slot)
@@ -494,9 +511,11 @@ static void send_sim(struct rp_ep *ep, const u8 *buf, size_t len,
 	send_now(ep, buf, len, slot, tos);
 }
 
-static int xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
-		u32 len, unsigned int slot, bool fill)
+/* encode (and seal) @h and @payload in ep->txbuf: its length, or -1 */
+static int build(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
+		 u32 len, unsigned int *slotp, bool fill)
 {
+	unsigned int slot = *slotp;
 	bool ud = h->opcode == METAROCE_OP_UD_SEND ||
 		  h->opcode == METAROCE_OP_UD_SEND_IMM;
 	bool hello = h->opcode == METAROCE_OP_HELLO;
@@ -544,10 +563,33 @@ static int xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 		mro_wire_seal(buf, n + len);
 		total = n + len + METAROCE_CRC_LEN;
 	}
+	*slotp = slot;
+	return total;
+}
+
+static int xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
+		u32 len, unsigned int slot, bool fill)
+{
+	int total = build(ep, h, payload, len, &slot, fill);
+
+	if (total < 0)
+		return -1;
 	if (ep->tx_hook && !ep->tx_hook(ep->tx_hook_arg, h, slot))
 		return 0;
-	send_sim(ep, buf, total, slot, h->flags & METAROCE_F_ECT ? 0x02 : 0);
+	send_sim(ep, ep->txbuf, total, slot,
+		 h->flags & METAROCE_F_ECT ? 0x02 : 0);
 	return 0;
+}
+
+int rp_build_hdr(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
+		 u32 len, unsigned int slot, u8 *out, size_t room)
+{
+	int total = build(ep, h, payload, len, &slot, true);
+
+	if (total < 0 || (size_t)total > room)
+		return -1;
+	memcpy(out, ep->txbuf, total);
+	return total;
 }
 
 int rp_xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
@@ -565,9 +607,15 @@ int rp_send_hdr(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 int rp_send_datagram(struct rp_ep *ep, const void *buf, size_t len,
 		     unsigned int slot)
 {
+	return rp_send_datagram_tos(ep, buf, len, slot, 0);
+}
+
+int rp_send_datagram_tos(struct rp_ep *ep, const void *buf, size_t len,
+			 unsigned int slot, int tos)
+{
 	if (slot >= ep->npaths)
 		return -1;
-	send_now(ep, buf, len, slot, 0);
+	send_now(ep, buf, len, slot, tos);
 	return 0;
 }
 
@@ -635,6 +683,8 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 	}
 	err = mro_wire_peek(buf, len, &hlen);
 	if (err != MRO_WIRE_OK) {
+		if (err < MRO_WIRE_NR_ERR)
+			ep->st.rx_drop_wire_err[err]++;
 		rx_refuse(ep, &ep->st.rx_drop_wire, sport, "decode (peek)");
 		return;
 	}
@@ -643,11 +693,15 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 	err = sealed ? mro_wire_parse(buf, len, &h) :
 		       mro_wire_decode(buf, len, &h);
 	if (err != MRO_WIRE_OK) {
+		if (err < MRO_WIRE_NR_ERR)
+			ep->st.rx_drop_wire_err[err]++;
 		rx_refuse(ep, &ep->st.rx_drop_wire, sport,
 			  err == MRO_WIRE_CRC ? "crc" : "decode");
 		return;
 	}
 	h.ce = ce;
+	if (h.dqpn != ep->cfg.qpn)
+		ep->st.rx_drop_no_qp++;
 	if (h.dqpn != ep->cfg.qpn ||
 	    (!ep->cfg.ud && h.sqpn != ep->cfg.peer_qpn)) {
 		rx_refuse(ep, &ep->st.rx_drop_qp, sport, "qpn");
@@ -667,8 +721,10 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 		ud_rx(ep, &h, buf + h.hdr_len);
 		return;
 	}
-	if (ep->dead)
+	if (ep->dead) {
+		rx_refuse(ep, &ep->st.rx_drop_qp_state, sport, "QP in error");
 		return;
+	}
 	if (h.opcode == METAROCE_OP_HELLO) {
 		if (ep->rx_hook &&
 		    !ep->rx_hook(ep->rx_hook_arg, &h, NULL, sport, NULL))
@@ -756,11 +812,13 @@ static int rx_drain(struct rp_ep *ep, int budget)
 		if (len < 0)
 			break;
 		ce = false;
+		ep->rx_tos = -1;
 		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
 			if (cm->cmsg_level == IPPROTO_IP &&
 			    cm->cmsg_type == IP_TOS) {
 				tos = *(u8 *)CMSG_DATA(cm);
 				ce = (tos & 3) == 3;
+				ep->rx_tos = tos;
 			}
 		}
 		rx_one(ep, ep->rxbuf, len, &from, ce);
@@ -806,8 +864,11 @@ int rp_poll(struct rp_ep *ep, int timeout_ms)
 
 	end = timeout_ms < 0 ? UINT64_MAX : rp_now_us() + timeout_ms * 1000ULL;
 	for (;;) {
-		if (ep->dead)
+		if (ep->dead) {
+			/* what still arrives is refused and counted */
+			rx_drain(ep, 64);
 			return -1;
+		}
 		run_due(ep);
 		while (rx_drain(ep, 64) > 0 && !ep->dead) {
 			if (ep->connected)

@@ -146,12 +146,15 @@ void rp_hello_rx(struct rp_ep *ep, const struct mro_hdr *h)
 	if (p->echo == ep->nonce)
 		ep->hello_echoed = true;
 	/* rule 3 */
-	if (contract_differs(ep, p))
+	if (contract_differs(ep, p)) {
+		ep->st.negotiation_failed++;
 		return;
+	}
 	/* rule 4 */
 	if (first && ep->cfg.prot != METAROCE_PROT_NONE) {
 		key = choose_key(ep, p);
 		if (!key) {
+			ep->st.negotiation_failed++;
 			rp_hello_send(ep, false);
 			rp_fail(ep, "QP %u: peer QP %u holds keys %u/%u, this end %u/%u: no key in common, connection ended",
 				ep->cfg.qpn, ep->cfg.peer_qpn, p->key_id,

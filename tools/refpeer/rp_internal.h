@@ -201,6 +201,8 @@ struct rp_ep {
 	struct rp_held held[8];
 	unsigned int nheld;
 
+	int rx_tos;		/* IP TOS of the datagram being received */
+
 	rp_rx_hook_t rx_hook;
 	void *rx_hook_arg;
 	rp_tx_hook_t tx_hook;
@@ -238,6 +240,7 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 /* rp_path.c */
 int rp_paths_open(struct rp_ep *ep);
 void rp_paths_close(struct rp_ep *ep);
+int rp_path_renew(struct rp_ep *ep, unsigned int slot);
 unsigned int rp_path_pick_new(struct rp_ep *ep, u32 psn);
 unsigned int rp_path_pick_retx(struct rp_ep *ep, unsigned int lost_on);
 unsigned int rp_path_reply(struct rp_ep *ep, u16 req_path, bool dup);

@@ -73,6 +73,38 @@ again:
 	return 0;
 }
 
+/*
+ * PATH-15: a re-probe (PROBE with NEW_PORT) of slot @slot: this end takes
+ * a fresh source port for its side of the slot too
+ */
+int rp_path_renew(struct rp_ep *ep, unsigned int slot)
+{
+	struct rp_path *p = &ep->path[slot];
+	unsigned int j, tries;
+	u16 sport;
+	int fd;
+
+	if (slot >= ep->npaths)
+		return -1;
+	for (tries = 0; tries < 4096; tries++) {
+		sport = ep->cfg.sport_base + rp_rand(ep) % ep->cfg.sport_span;
+		for (j = 0; j < ep->npaths; j++)
+			if (ep->path[j].sport == sport)
+				break;
+		if (j < ep->npaths)
+			continue;
+		fd = bind_sport(ep, sport);
+		if (fd < 0)
+			continue;
+		close(p->fd);
+		p->fd = fd;
+		p->sport = sport;
+		ep->st.reprobes_rcvd++;
+		return 0;
+	}
+	return -1;
+}
+
 void rp_paths_close(struct rp_ep *ep)
 {
 	unsigned int i;

@@ -277,7 +277,8 @@ static void rtt_sample(struct rp_ep *ep, u32 ts_echo, u16 path, u64 now)
 static void take_credit(struct rp_ep *ep, u32 credit)
 {
 	if (psn_lt(ep->snd_una + METAROCE_WINDOW_MAX, credit)) {
-		ep->st.rx_drop_ack++;	/* cc_bad_feedback */
+		ep->st.rx_drop_ack++;
+		ep->st.cc_bad_feedback++;
 		return;
 	}
 	if (!ep->have_credit || psn_lt(ep->credit_psn, credit)) {
@@ -300,6 +301,7 @@ static void rx_ack(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 	if (psn_lt(ep->snd_nxt, a->cum_psn) ||
 	    psn_lt(a->cum_psn, ep->snd_una - ep->cfg.window)) {
 		ep->st.rx_drop_ack++;
+		ep->st.rx_drop_ack_range++;
 		return;
 	}
 	if (a->syndrome != METAROCE_SYN_ACK &&
@@ -308,10 +310,12 @@ static void rx_ack(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 	     (a->syndrome != METAROCE_SYN_RNR_NAK &&
 	      a->nak_psn != a->cum_psn))) {
 		ep->st.rx_drop_ack++;
+		ep->st.rx_drop_ack_range++;
 		return;
 	}
 	if (!rp_path_seq_recent(ep, a->echo_path, a->echo_seq)) {
 		ep->st.rx_drop_ack++;
+		ep->st.rx_drop_ack_echo++;
 		return;
 	}
 	ep->st.acks_rcvd++;
@@ -329,6 +333,10 @@ static void rx_ack(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 	case METAROCE_SYN_NAK_INVALID:
 		fail_wqe(ep, a->nak_psn, RP_WC_REM_INV_REQ_ERR,
 			 "peer answered NAK_INVALID");
+		return;
+	case METAROCE_SYN_NAK_RANGE:	/* NAK-6: as IB's invalid request */
+		fail_wqe(ep, a->nak_psn, RP_WC_REM_INV_REQ_ERR,
+			 "peer answered NAK_RANGE");
 		return;
 	case METAROCE_SYN_NAK_ACCESS:
 		fail_wqe(ep, a->nak_psn, RP_WC_REM_ACCESS_ERR,
@@ -373,14 +381,18 @@ static void rx_read_resp(struct rp_ep *ep, const struct mro_hdr *h,
 	struct rp_psn *e;
 	struct rp_wqe *w;
 
-	if (psn_lt(h->psn, ep->snd_una) || !psn_lt(h->psn, ep->snd_nxt)) {
+	if (!psn_lt(h->psn, ep->snd_nxt)) {
+		ep->st.rx_drop_stale_resp++;	/* RX-39: nothing asked */
+		return;
+	}
+	if (psn_lt(h->psn, ep->snd_una)) {
 		ep->st.rx_duplicate++;
 		return;
 	}
 	e = ent(ep, h->psn);
 	w = &ep->sq[e->wqe % RP_SQ_SIZE];
 	if (w->opcode != METAROCE_OP_READ_REQ) {
-		ep->st.rx_drop_field++;
+		ep->st.rx_drop_stale_resp++;
 		return;
 	}
 	if (e->state != PSN_OUT) {
@@ -403,7 +415,11 @@ static void rx_atomic_resp(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 	struct rp_psn *e;
 	struct rp_wqe *w;
 
-	if (psn_lt(h->psn, ep->snd_una) || !psn_lt(h->psn, ep->snd_nxt)) {
+	if (!psn_lt(h->psn, ep->snd_nxt)) {
+		ep->st.rx_drop_stale_resp++;	/* RX-39: nothing asked */
+		return;
+	}
+	if (psn_lt(h->psn, ep->snd_una)) {
 		ep->st.rx_duplicate++;
 		return;
 	}
@@ -411,7 +427,7 @@ static void rx_atomic_resp(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 	w = &ep->sq[e->wqe % RP_SQ_SIZE];
 	if (w->opcode != METAROCE_OP_CMP_SWAP &&
 	    w->opcode != METAROCE_OP_FETCH_ADD) {
-		ep->st.rx_drop_field++;
+		ep->st.rx_drop_stale_resp++;
 		return;
 	}
 	if (e->state != PSN_OUT) {
@@ -443,6 +459,7 @@ void rp_req_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload)
 		if (psn_lt(ep->snd_nxt, h->psn) ||
 		    psn_lt(h->psn, ep->snd_una - ep->cfg.window)) {
 			ep->st.rx_drop_ack++;
+			ep->st.rx_drop_ack_range++;
 			break;
 		}
 		take_credit(ep, h->ctrl.credit_psn);
@@ -747,7 +764,14 @@ void rp_req_timer(struct rp_ep *ep, u64 now)
 		e->lost = false;
 		queue_retx(ep, psn);
 	}
-	/* from the second expiry on, copies of the oldest on other paths */
+	arm_rto(ep, now);
+	rp_req_push(ep);
+	/*
+	 * From the second expiry on, the oldest goes out on 2^(n-1) paths
+	 * (RTO-7): the resend above, and copies on the next other paths.
+	 * After the resend, whose resend guard would hold a copy sent
+	 * before it back.
+	 */
 	e = ent(ep, ep->snd_una);
 	if (ep->backoff >= 2 && e->state == PSN_OUT && !e->read_slot &&
 	    ep->sq[e->wqe % RP_SQ_SIZE].opcode != METAROCE_OP_READ_REQ) {
@@ -756,6 +780,4 @@ void rp_req_timer(struct rp_ep *ep, u64 now)
 			send_psn(ep, ep->snd_una, (e->path + i) % ep->npaths,
 				 true);
 	}
-	arm_rto(ep, now);
-	rp_req_push(ep);
 }

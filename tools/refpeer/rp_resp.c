@@ -70,10 +70,11 @@ static void nak(struct rp_ep *ep, const struct mro_hdr *h, u8 syndrome,
 		const char *why)
 {
 	if (h->psn != ep->rcv_base) {
-		ep->st.rx_drop_field++;		/* rx_drop_error_ahead */
+		ep->st.rx_drop_error_ahead++;
 		return;
 	}
 	send_ack(ep, h, syndrome, 0, h->psn, false);
+	ep->st.nak_sent++;
 	rp_fail(ep, "QP %u: %s at PSN %u: NAK sent, connection ended",
 		ep->cfg.qpn, why, h->psn);
 }
@@ -192,7 +193,7 @@ static void dup_read(struct rp_ep *ep, const struct mro_hdr *h)
 		exec_read(ep, h, true);
 		return;
 	}
-	ep->st.rx_drop_field++;		/* rx_drop_dup_req */
+	ep->st.rx_drop_dup_req++;
 }
 
 static void exec_atomic(struct rp_ep *ep, const struct mro_hdr *h)
@@ -240,10 +241,56 @@ static void dup_atomic(struct rp_ep *ep, const struct mro_hdr *h)
 		r.psn = h->psn;
 		r.orig = ep->atomic_mem[i].orig;
 		r.flags = METAROCE_F_FIRST | METAROCE_F_LAST;
-		rp_xmit(ep, &r, NULL, 0, rp_path_reply(ep, h->path, true));
+		/* on the duplicate's own slot (EXT-7) */
+		rp_xmit(ep, &r, NULL, 0, rp_path_reply(ep, h->path, false));
 		return;
 	}
-	ep->st.rx_drop_field++;		/* rx_drop_dup_req */
+	ep->st.rx_drop_dup_req++;
+}
+
+/* ATOMIC_WRITE: 8 bytes stored big-endian; its ACK follows (exec()) */
+static void exec_atomic_write(struct rp_ep *ep, const struct mro_hdr *h)
+{
+	const struct mro_atomic_hdr *a = &h->atomic;
+	u8 *p;
+	int i;
+
+	if (!rp_mr_check(ep, a->rkey, a->va, 8, RP_ACCESS_REMOTE_WRITE)) {
+		nak(ep, h, METAROCE_SYN_NAK_ACCESS, "ATOMIC_WRITE access");
+		return;
+	}
+	p = (u8 *)(uintptr_t)a->va;
+	for (i = 0; i < 8; i++)
+		p[i] = a->swap_add >> (56 - 8 * i);
+	bit_set(ep, h->psn, true);
+}
+
+/*
+ * FLUSH: this memory is the process's own, so global visibility is a
+ * barrier; nothing here is persistent, so persistence fails the access
+ * check (protocol.rst, FLUSH)
+ */
+static void exec_flush(struct rp_ep *ep, const struct mro_hdr *h)
+{
+	const struct mro_flush_hdr *f = &h->flush;
+	bool ok = !(f->type & METAROCE_FLUSH_PERSISTENT);
+	unsigned int i;
+
+	if (ok && f->level == METAROCE_FLUSH_RANGE) {
+		ok = rp_mr_check(ep, f->rkey, f->va, f->length,
+				 RP_ACCESS_FLUSH_GLOBAL) != NULL;
+	} else if (ok) {
+		ok = false;
+		for (i = 0; i < ep->nmr; i++)
+			if (ep->mr[i].rkey == f->rkey)
+				ok = ep->mr[i].access & RP_ACCESS_FLUSH_GLOBAL;
+	}
+	if (!ok) {
+		nak(ep, h, METAROCE_SYN_NAK_ACCESS, "FLUSH access");
+		return;
+	}
+	__sync_synchronize();
+	bit_set(ep, h->psn, true);
 }
 
 static bool is_rdat(u8 op)
@@ -262,8 +309,17 @@ static void advance(struct rp_ep *ep);
  */
 static void exec(struct rp_ep *ep, const struct mro_hdr *h)
 {
+	if (!ep->cfg.max_dest_rd_atomic) {
+		/* RES-2: no responder resources at all */
+		nak(ep, h, METAROCE_SYN_NAK_INVALID, "no responder resources");
+		return;
+	}
 	if (h->opcode == METAROCE_OP_READ_REQ)
 		exec_read(ep, h, false);
+	else if (h->opcode == METAROCE_OP_ATOMIC_WRITE)
+		exec_atomic_write(ep, h);
+	else if (h->opcode == METAROCE_OP_FLUSH)
+		exec_flush(ep, h);
 	else
 		exec_atomic(ep, h);
 	if (ep->dead)
@@ -332,6 +388,26 @@ static bool place_msg(struct rp_ep *ep, const struct mro_hdr *h,
 		if (psn_le(ep->rq_tail, idx)) {
 			/* no receive WQE: RNR NAK, not marked received */
 			send_ack(ep, h, METAROCE_SYN_RNR_NAK, 1, h->psn, false);
+			ep->st.rnr_nak_sent++;
+			return false;
+		}
+		r = &ep->rq[idx % RP_RQ_SIZE];
+		if (h->opcode != METAROCE_OP_WRITE_IMM && q->length > r->len) {
+			/*
+			 * MSG-8: LOC_LEN_ERR and NAK_INVALID, at the base only
+			 * (ahead of it: rx_drop_error_ahead, judged again)
+			 */
+			if (h->psn == ep->rcv_base && idx == ep->rq_head) {
+				struct rp_wc wc = {
+					.wr_id = r->wr_id, .opcode = RP_WC_RECV,
+					.status = RP_WC_LOC_LEN_ERR,
+				};
+
+				ep->rq_head++;
+				rp_cq_push(ep, &wc);
+			}
+			nak(ep, h, METAROCE_SYN_NAK_INVALID,
+			    "SEND longer than its receive WQE");
 			return false;
 		}
 		memset(m, 0, sizeof(*m));
@@ -342,8 +418,6 @@ static bool place_msg(struct rp_ep *ep, const struct mro_hdr *h,
 		m->imm = q->imm;
 		m->rq = idx;
 		r = &ep->rq[idx % RP_RQ_SIZE];
-		if (h->opcode != METAROCE_OP_WRITE_IMM && q->length > r->len)
-			m->len_err = true;
 	}
 	r = &ep->rq[m->rq % RP_RQ_SIZE];
 	if (h->opcode == METAROCE_OP_WRITE_IMM) {
@@ -382,6 +456,8 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 		}
 		if (ce)
 			ep->ecn_ce++;
+		if (h->flags & METAROCE_F_NEW_PORT)
+			rp_path_renew(ep, h->path);
 		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
 		return;
 	}
@@ -424,6 +500,9 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 	case METAROCE_OP_READ_REQ:
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
+	case METAROCE_OP_ATOMIC_WRITE:
+	case METAROCE_OP_FLUSH:
+		/* in PSN order, after every earlier request (ORD-6, FLUSH-3) */
 		if (psn_lt(ep->rcv_high, h->psn + 1))
 			ep->rcv_high = h->psn + 1;
 		if (h->psn == ep->rcv_base) {
@@ -446,7 +525,7 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
 		return;
 	default:
-		/* SEND_INV, FLUSH, ATOMIC_WRITE: not implemented here */
+		/* SEND_INV: not implemented here */
 		ep->st.rx_drop_field++;
 		return;
 	}
