@@ -232,15 +232,17 @@ static void mro_complete_rmsgs(struct mro_qp *qp)
 
 /*
  * SEND*, WRITE_IMM: a packet of a message that consumes a receive WQE.
- * MRO_RXV_OK: its PSN is to be marked received (it may have failed its
- * message and the QP, NAKed, at the next expected PSN).
+ * MRO_RXV_OK: its PSN is to be marked received.  MRO_RXV_FAILED: it
+ * failed its message and the QP at the next expected PSN and was NAKed;
+ * its PSN is marked too (the message completes with its error) but never
+ * acknowledged, or the requester would take the ACK and drop the NAK.
  */
 static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 					const struct mro_hdr *hdr,
 					struct sk_buff *skb,
 					struct sk_buff_head *out)
 {
-	enum mro_rx_verdict v;
+	enum mro_rx_verdict v = MRO_RXV_OK;
 	u32 msn = hdr->msg.msn;
 	struct mro_rmsg *m;
 	int err;
@@ -300,6 +302,8 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 					return MRO_RXV_ERR_AHEAD;
 				m->status = IB_WC_REM_ACCESS_ERR;
 				mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
+				if (qp->ibqp.qp_type == IB_QPT_RC)
+					v = MRO_RXV_FAILED;
 			} else {
 				err = mro_mem_copy_skb(mem, va, skb,
 						       hdr->hdr_len,
@@ -345,7 +349,7 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 					 m->msn);
 		m->state = MRO_RMSG_DONE;
 	}
-	return MRO_RXV_OK;
+	return v;
 }
 
 /*
@@ -840,6 +844,12 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 	case METAROCE_OP_SEND_INV:
 	case METAROCE_OP_WRITE_IMM:
 		v = mro_resp_msg(qp, hdr, skb, out);
+		if (v == MRO_RXV_FAILED) {
+			/* NAKed: its completion carries the error, no ACK */
+			mro_rxwin_mark(&qp->rxwin, hdr->psn);
+			mro_complete_rmsgs(qp);
+			return v;
+		}
 		if (v != MRO_RXV_OK)
 			return v;	/* not accepted: the PSN stays unmarked */
 		break;
