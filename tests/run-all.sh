@@ -9,8 +9,9 @@
 #   1. lint        scripts/lint.sh (checkpatch --strict, file sizes, ...)
 #   1b. wireshark  tests/wireshark/run.sh: the dissector against a capture
 #                  of known contents (tshark on this host)
-#   1c. refpeer    tools/refpeer's self test and peer-vs-peer cases over
-#                  this host's loopback (libssl-dev)
+#   1c. refpeer    tools/refpeer's self test and peer-vs-peer cases, and
+#                  the conformance suite (tools/conform) peer against peer,
+#                  over this host's loopback (libssl-dev)
 #   2. build       scripts/matrix.sh: W=1 C=1 builds for Debian 12 (6.1) and
 #                  Debian 13 (6.12), each in the rootfs its VMs boot
 #   3. kunit       tests/kunit/run.sh (UML, linux-source-6.12)
@@ -57,7 +58,7 @@ with=""
 optin="debug bench"
 debug_scenarios="device verbs datacheck protect nvme fuzz"
 # make test: the core scenarios (47 min on a clean clone, warm caches, two VMs at a time)
-scenarios="device devkey verbs datacheck protect pyverbs hostile nvme install"
+scenarios="device devkey verbs datacheck protect pyverbs hostile nvme install conform"
 once_scenarios="fabric nfs quickstart"
 # make test-full adds: fabric, nfs, fuzz and refpeer on every dist, and the long scenarios
 # whose checks do not depend on the kernel on the first dist
@@ -508,7 +509,7 @@ if want refpeer; then
     {
         dpkg -s libssl-dev >/dev/null 2>&1 ||
             DEBIAN_FRONTEND=noninteractive apt-get install -y -q libssl-dev
-        make -s -C tools/refpeer check
+        make -s -C tools/refpeer check && make -s -C tools/conform check
     } >"$OUT/refpeer.log" 2>&1
     rc=$?
     tail -n 1 "$OUT/refpeer.log"
@@ -544,10 +545,12 @@ if want vm || want debug; then
     make -C tools/ringrace >"$OUT/ringrace-build.log" 2>&1 || record ringrace-build 1
     make -C tools/mrofuzz >"$OUT/mrofuzz-build.log" 2>&1 || record mrofuzz-build 1
     make -C tools/mroblind >"$OUT/mroblind-build.log" 2>&1 || record mroblind-build 1
-    # the reference peer and its kernel-side program (metaroce-refpeer)
+    # the reference peer, its kernel-side program and the conformance
+    # suite's runner (metaroce-refpeer, metaroce-conform)
     { dpkg -s libssl-dev >/dev/null 2>&1 ||
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q libssl-dev >/dev/null; } &&
-        make -C tools/refpeer refpeer kside >"$OUT/refpeer-kside-build.log" 2>&1 ||
+        make -C tools/refpeer refpeer kside >"$OUT/refpeer-kside-build.log" 2>&1 &&
+        make -C tools/conform conform rules.txt >>"$OUT/refpeer-kside-build.log" 2>&1 ||
         record refpeer-kside-build 1
 fi
 
