@@ -423,6 +423,7 @@ int mro_resp_atomic_write(struct mro_qp *qp, const struct mro_hdr *hdr);
 enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 				 const struct mro_hdr *hdr,
 				 struct sk_buff *skb, struct sk_buff_head *out);
+int mro_rq_wqe_for(struct mro_qp *qp, u32 msn, struct mro_recv_wqe *w);
 enum mro_rx_verdict mro_resp_ud_rcv(struct mro_qp *qp,
 				    const struct mro_hdr *hdr,
 				    struct sk_buff *skb);
