@@ -430,6 +430,7 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 	if (mask & IB_QP_SQ_PSN) {
 		qp->snd_una = attr->sq_psn & METAROCE_QPN_MASK;
 		qp->snd_nxt = qp->snd_una;
+		qp->tx_last_psn = qp->snd_una - 1;
 		qp->highest_acked = qp->snd_una;
 		qp->ack_known_end = qp->snd_una;
 		qp->late_tx_end = qp->snd_una;

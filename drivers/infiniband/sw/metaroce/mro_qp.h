@@ -210,6 +210,7 @@ struct mro_qp {
 	u32 reo_due_us;			/* when reo_timer should fire */
 	struct mro_reo reo;		/* adaptive reordering window */
 	u32 late_tx_end;		/* snd_nxt when a resend/probe last left */
+	u32 tx_last_psn;		/* PSN of the newest data transmission */
 	bool win_closed;		/* waits for the window to reopen */
 	struct hrtimer rto_timer;
 	struct hrtimer rnr_timer;

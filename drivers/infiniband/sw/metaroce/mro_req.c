@@ -449,6 +449,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		t->path_seq = hdr.path_seq;
 		t->on_path = true;
 		t->asked = hdr.flags & METAROCE_F_ACK_REQ;
+		qp->tx_last_psn = psn;
 		if (retx) {
 			/* saturates: 0 would read as a first transmission */
 			if (t->retx < U8_MAX)
@@ -460,18 +461,25 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 }
 
 /*
- * The tail-loss probe by expectation (mro_pto_tail()) for the newest PSN
- * out, when it is a tail: sent on a path and asking for its ACK (the last
- * packet of the last message posted, mro_send_new()).  0: none.
+ * The tail-loss probe by expectation (mro_pto_tail()) for the newest
+ * transmission still out, when it is a tail: sent on a path and asking for
+ * its ACK (the last packet of the last message posted, mro_send_new()),
+ * or a resend (which fills a hole, so the peer acknowledges it at once).
+ * A lost resend behind which nothing left has no later delivery to reveal
+ * it either.  0: none.
  */
 static u32 mro_tail_pto(struct mro_qp *qp)
 {
-	struct mro_txslot *t = mro_slot(qp, qp->snd_nxt - 1);
-	u32 wnd;
+	u32 psn = qp->tx_last_psn, wnd;
+	struct mro_txslot *t;
 
 	lockdep_assert_held(&qp->lock);
-	if (qp->snd_una == qp->snd_nxt || !qp->srtt_us ||
-	    t->state != MRO_TX_SENT || !t->asked ||
+	if (qp->snd_una == qp->snd_nxt || !qp->srtt_us)
+		return 0;
+	if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+		psn = qp->snd_nxt - 1;
+	t = mro_slot(qp, psn);
+	if (t->state != MRO_TX_SENT || !(t->asked || t->retx) ||
 	    !t->on_path || t->path >= qp->paths.n)
 		return 0;
 	/* a READ's last response comes after the responder's whole burst */
