@@ -727,7 +727,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct ccase *sets[] = {
-		cases_rx, cases_resp, cases_req, cases_neg, cases_ud,
+		cases_rx, cases_resp, cases_req, cases_neg, cases_ud, cases_timer,
 	};
 	const struct ccase *run[MAX_CASES];
 	const char *agent = NULL, *rules_file = NULL, *only = NULL;

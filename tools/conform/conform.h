@@ -109,7 +109,7 @@ struct ccase {
 };
 
 extern const struct ccase cases_rx[], cases_resp[], cases_req[], cases_neg[],
-	cases_ud[];
+	cases_ud[], cases_timer[];
 
 /* failing an assertion: the case goes on, and is reported not ok */
 void cx_fail(struct cx *cx, int line, const char *fmt, ...)

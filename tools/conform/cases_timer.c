@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The target's requester timers (protocol.rst: Retransmission timeout,
+ * Acknowledgements, Negotiation): the tester withholds its ACKs on
+ * purpose and watches the target's first RTO, its cap, the tail-loss
+ * probe, what progress resets and the HELLOs that ride the RTO.  Every
+ * bound is a lower one, or an upper one with a wide margin: the target
+ * may run under emulation, many times slower than the tester.
+ */
+#include "conform.h"
+
+/* the IB local ACK timeout of @t, in us */
+static u64 ib_timeout_us(unsigned int t)
+{
+	return (4096ULL << t) / 1000;
+}
+
+/* the target's packets of @opcode and @psn from q[@from] on, in order */
+static struct pkt *nth_of(struct cx *cx, unsigned int from, u8 opcode,
+			  u32 psn, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = from; i < cx->nq; i++) {
+		struct pkt *p = &cx->q[i];
+
+		if (p->h.opcode == opcode &&
+		    (opcode == METAROCE_OP_PROBE || p->h.psn == psn) && !n--)
+			return p;
+	}
+	return NULL;
+}
+
+/* pump until @n packets of @opcode at @psn arrived from q[@from] or @ms */
+static struct pkt *await(struct cx *cx, unsigned int from, u8 opcode, u32 psn,
+			 unsigned int n, int ms)
+{
+	u64 end = cx_now_us() + ms * 1000ULL;
+	struct pkt *p;
+
+	while (!(p = nth_of(cx, from, opcode, psn, n)) && cx_now_us() < end)
+		cx_pump(cx, 5);
+	return p;
+}
+
+/* a one-packet SEND of 16 bytes; its first transmission (NULL: none) */
+static struct pkt *post_send(struct cx *cx, u64 wr, u32 psn)
+{
+	unsigned int from = cx->nq;
+	struct pkt *p;
+
+	CHECK(cx, !cx_agent(cx, "SEND wr=%llu off=0 len=16",
+			    (unsigned long long)wr), "post SEND");
+	p = await(cx, from, METAROCE_OP_SEND, psn, 0, 1000);
+	CHECK(cx, p != NULL, "no SEND at PSN %u within 1 s", psn);
+	if (p)
+		p->used = true;
+	return p;
+}
+
+/* a SEND answered at once: the target gets an RTT sample */
+static bool warm_up(struct cx *cx)
+{
+	struct pkt *p = post_send(cx, 1, cx->tpsn);
+	struct twc wc[2];
+
+	if (!p)
+		return false;
+	cx_ack(cx, p, METAROCE_SYN_ACK, cx->tpsn + 1, 0, 0);
+	CHECK(cx, cx_wc(cx, 1000, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
+	      "the answered SEND did not complete");
+	return !cx->fails;
+}
+
+static unsigned int count_of(struct cx *cx, unsigned int from, u8 opcode,
+			     u64 before_us)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < cx->nq; i++)
+		n += cx->q[i].h.opcode == opcode && cx->q[i].t_us < before_us;
+	return n;
+}
+
+/*
+ * Before the first RTT sample the RTO is the IB local ACK timeout; each
+ * expiry doubles it.  A timer can only be late: every bound is a floor.
+ */
+static void c_rto_first(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=14" };
+	u64 rto = ib_timeout_us(14), t[4], end;
+	unsigned int i, n = 0;
+	struct pkt *f;
+
+	if (cx_setup(cx, &o))
+		return;
+	f = post_send(cx, 11, cx->tpsn);
+	if (!f)
+		return;
+	/* the expiries: transmissions of the PSN more than 15 ms apart */
+	t[n++] = f->t_us;
+	end = cx_now_us() + 4000000;
+	while (n < 4 && cx_now_us() < end) {
+		cx_pump(cx, 5);
+		for (i = 0, n = 1; i < cx->nq && n < 4; i++)
+			if (cx->q[i].h.opcode == METAROCE_OP_SEND &&
+			    cx->q[i].h.psn == f->h.psn &&
+			    cx->q[i].t_us - t[n - 1] > 15000)
+				t[n++] = cx->q[i].t_us;
+	}
+	CHECK(cx, n == 4, "%u expiries of an unanswered SEND in 4 s, want 3",
+	      n - 1);
+	for (i = 1; i < n; i++)
+		CHECK(cx, t[i] - t[i - 1] + 1000 >= rto << (i - 1),
+		      "expiry %u came %llu us after the previous transmission, before the RTO of %llu us (IB timeout 14, doubled per expiry)",
+		      i, (unsigned long long)(t[i] - t[i - 1]),
+		      (unsigned long long)(rto << (i - 1)));
+}
+
+/* the IB timeout above 2 s does not lengthen the first RTO past 2 s */
+static void c_rto_cap(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=19" };
+	struct pkt *f, *r;
+
+	if (cx_setup(cx, &o))
+		return;
+	f = post_send(cx, 12, cx->tpsn);
+	if (!f)
+		return;
+	r = await(cx, 0, METAROCE_OP_SEND, f->h.psn, 1, 3500);
+	CHECK(cx, r != NULL, "no resend within 3.5 s (the RTO is at most 2 s; the IB timeout 19 is %llu us)",
+	      (unsigned long long)ib_timeout_us(19));
+	if (!r)
+		return;
+	CHECK(cx, r->t_us - f->t_us >= 1999000,
+	      "resent after %llu us: before the RTO of 2 s",
+	      (unsigned long long)(r->t_us - f->t_us));
+	CHECK(cx, r->t_us - f->t_us < 3000000,
+	      "resent after %llu us: the RTO is capped at 2 s",
+	      (unsigned long long)(r->t_us - f->t_us));
+}
+
+/*
+ * A tail unanswered after an RTT sample: one PROBE on its path first,
+ * then the RTO resend, and the probe did not take a retry: with
+ * retry_cnt 1 the PSN is still resent once before RETRY_EXC_ERR.
+ */
+static void c_tlp(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=8 retry=1" };
+	struct pkt *b, *pr, *r;
+	struct twc wc[4];
+	unsigned int from, n = 0;
+	u64 end;
+	int k;
+
+	if (cx_setup(cx, &o) || !warm_up(cx))
+		return;
+	from = cx->nq;
+	b = post_send(cx, 21, cx->tpsn + 1);
+	if (!b)
+		return;
+	r = await(cx, from, METAROCE_OP_SEND, b->h.psn, 1, 3000);
+	pr = nth_of(cx, from, METAROCE_OP_PROBE, 0, 0);
+	CHECK(cx, pr != NULL, "no PROBE before the resend of an unanswered tail");
+	CHECK(cx, r != NULL, "the tail was not resent within 3 s of its PROBE: the probe used the only retry");
+	if (!pr)
+		return;
+	CHECK(cx, !r || pr->t_us <= r->t_us, "the PROBE came after the RTO resend");
+	CHECK(cx, pr->h.psn == b->h.psn + 1 && (pr->h.flags & METAROCE_F_ACK_REQ),
+	      "PROBE psn %u flags %#x, want the next PSN %u and ACK_REQ",
+	      pr->h.psn, pr->h.flags, b->h.psn + 1);
+	CHECK(cx, pr->h.path == b->h.path,
+	      "PROBE on path %u, the only path with a transmission out is %u",
+	      pr->h.path, b->h.path);
+	CHECK(cx, count_of(cx, from, METAROCE_OP_PROBE, r ? r->t_us : ~0ULL) == 1,
+	      "%u PROBEs before the resend, want one (one busy path, once per episode)",
+	      count_of(cx, from, METAROCE_OP_PROBE, r ? r->t_us : ~0ULL));
+	end = cx_now_us() + 5000000;
+	while (!n && cx_now_us() < end) {
+		k = cx_wc(cx, 200, wc, 4);
+		n = k > 0 ? k : 0;
+	}
+	CHECK(cx, n >= 1 && wc[0].wr == 21 && !strcmp(wc[0].status, "retry_exc"),
+	      "completion %s, want retry_exc with retry_cnt 1",
+	      n ? wc[0].status : "none in 5 s");
+	CHECK(cx, count_of(cx, from, METAROCE_OP_PROBE, ~0ULL) == 1,
+	      "%u PROBEs in the episode, want one",
+	      count_of(cx, from, METAROCE_OP_PROBE, ~0ULL));
+}
+
+/*
+ * Progress resets the backoff and the tail-loss probe: a SEND that
+ * expired twice (two copies), then acknowledged; the next unanswered
+ * SEND is probed again and its first expiry sends one copy.
+ */
+static void c_progress_resets(struct cx *cx)
+{
+	struct pkt *a, *r, *pr, *b;
+	unsigned int from, i, n;
+
+	if (!warm_up(cx))
+		return;
+	from = cx->nq;
+	a = post_send(cx, 31, cx->tpsn + 1);
+	if (!a)
+		return;
+	/* the second expiry's copy: the first resend, then two */
+	r = await(cx, from, METAROCE_OP_SEND, a->h.psn, 3, 4000);
+	CHECK(cx, r != NULL, "fewer than three resends of an unanswered SEND in 4 s");
+	if (!r)
+		return;
+	cx_pump(cx, 5);
+	/* acknowledge it, echoing its newest transmission */
+	for (i = cx->nq; i-- > from;)
+		if (cx->q[i].h.opcode == METAROCE_OP_SEND &&
+		    cx->q[i].h.psn == a->h.psn)
+			break;
+	cx_ack(cx, &cx->q[i], METAROCE_SYN_ACK, a->h.psn + 1, 0, 0);
+	cx_pump(cx, 20);
+	from = cx->nq;
+	b = post_send(cx, 32, a->h.psn + 1);
+	if (!b)
+		return;
+	r = await(cx, from, METAROCE_OP_SEND, b->h.psn, 1, 3000);
+	CHECK(cx, r != NULL, "no resend of the next unanswered SEND in 3 s");
+	if (!r)
+		return;
+	pr = nth_of(cx, from, METAROCE_OP_PROBE, 0, 0);
+	CHECK(cx, pr && pr->t_us <= r->t_us,
+	      "no PROBE before the new tail's resend: progress did not reset the tail-loss probe");
+	cx_pump(cx, 15);
+	for (i = from, n = 0; i < cx->nq; i++)
+		n += cx->q[i].h.opcode == METAROCE_OP_SEND &&
+		     cx->q[i].h.psn == b->h.psn && cx->q[i].t_us >= r->t_us &&
+		     cx->q[i].t_us - r->t_us < 15000;
+	CHECK(cx, n == 1,
+	      "the first expiry after progress sent %u transmissions, want 1 (backoff reset)",
+	      n);
+}
+
+const struct ccase cases_timer[] = {
+	{ "RTO-1", "first RTO: the IB timeout, doubled per expiry", c_rto_first, CF_MANUAL },
+	{ "RTO-1", "the RTO is capped at 2 s", c_rto_cap, CF_MANUAL },
+	{ "RTO-12 RTO-14 RTO-15", "tail-loss probe: one PROBE, then the RTO; no retry spent", c_tlp, CF_MANUAL },
+	{ "ACK-24 RTO-12", "progress resets the backoff and the tail-loss probe", c_progress_resets, 0 },
+	{ NULL, NULL, NULL, 0 },
+};
