@@ -511,7 +511,41 @@ static void c_rto_copies(struct cx *cx)
 		      (unsigned long long)(start[k - 1] - start[k - 2]));
 }
 
+/*
+ * The payload per packet of an RC SEND: the path MTU (1024, set by the
+ * agent), or with mtu_fill what the link leaves, below twice the path
+ * MTU and a multiple of 8; every packet but the last carries as much
+ */
+static void c_payload_mtu(struct cx *cx)
+{
+	struct pkt *l = req_send(cx, 4000);
+	u32 mtu = 0;
+	unsigned int i;
+
+	if (!l)
+		return;
+	for (i = 0; i < cx->nq; i++) {
+		struct pkt *p = &cx->q[i];
+
+		if (p->h.opcode != METAROCE_OP_SEND || p == l)
+			continue;
+		if (!mtu)
+			mtu = p->h.payload_len;
+		CHECK(cx, p->h.payload_len == mtu,
+		      "packet at offset %u carries %u bytes, the first %u",
+		      p->h.msg.offset, p->h.payload_len, mtu);
+	}
+	cx_note(cx, "%u bytes per packet", mtu);
+	CHECK(cx, mtu == 1024 || (mtu > 1024 && mtu < 2048 && !(mtu % 8)),
+	      "%u bytes per packet at path MTU 1024: want 1024, or a multiple of 8 below 2048",
+	      mtu);
+	CHECK(cx, l->h.payload_len <= mtu && l->h.payload_len ==
+	      4000 - l->h.msg.offset, "last packet %u bytes at offset %u",
+	      l->h.payload_len, l->h.msg.offset);
+}
+
 const struct ccase cases_req[] = {
+	{ "PSN-6", "RC payload per packet: the path MTU or what the link leaves", c_payload_mtu, 0 },
 	{ "RTO-7 RTO-6", "unanswered PSN: backoff, copies on distinct paths", c_rto_copies, 0 },
 	{ "RTO-8", "an unanswered READ_REQ is resent, never copied", c_rto_read, 0 },
 	{ "RTO-9", "retries used up: RETRY_EXC_ERR and the QP in error", c_retry_exceeded, CF_MANUAL },

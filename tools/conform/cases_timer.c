@@ -241,7 +241,101 @@ static void c_progress_resets(struct cx *cx)
 	      n);
 }
 
+/*
+ * A lossless exchange that does not cross ends after three HELLOs: the
+ * target's, the tester's answer echoing it (asking back), the target's
+ * answer echoing that, which asks for nothing more.
+ */
+static void c_hello_count(struct cx *cx)
+{
+	struct cx_opts o = { .no_wait = true };
+	unsigned int i, n = 0;
+	struct pkt *last = NULL;
+	struct mro_hdr h;
+	u64 end;
+
+	cx->block_hello = true;
+	if (cx_setup(cx, &o))
+		return;
+	end = cx_now_us() + 2000000;
+	while (!rp_negotiated(cx->ep) && cx_now_us() < end)
+		cx_pump(cx, 5);
+	CHECK(cx, rp_negotiated(cx->ep), "no HELLO from the target in 2 s");
+	if (!rp_negotiated(cx->ep))
+		return;
+	/* the tester's answer, which the engine made echoing the target's */
+	cx->block_hello = false;
+	h = cx->my_hello;
+	h.flags = METAROCE_F_ACK_REQ;
+	cx_send(cx, &h, NULL, 0);
+	cx_pump(cx, 300);
+	for (i = 0; i < cx->nq; i++) {
+		if (cx->q[i].h.opcode != METAROCE_OP_HELLO)
+			continue;
+		n++;
+		last = &cx->q[i];
+	}
+	CHECK(cx, n == 2, "%u HELLOs from the target, want its own and one answer",
+	      n);
+	if (last && n >= 2)
+		CHECK(cx, !(last->h.flags & METAROCE_F_ACK_REQ) &&
+		      last->h.hello.echo == h.hello.nonce,
+		      "the answer flags %#x echo %#llx: want no ACK_REQ and our nonce",
+		      last->h.flags, (unsigned long long)last->h.hello.echo);
+	CHECK(cx, n + cx->hellos_out <= 3,
+	      "%u HELLOs from the target and %u from the tester: more than three",
+	      n, cx->hellos_out);
+}
+
+/*
+ * The target's HELLO never echoed (the tester's are kept off the wire):
+ * it goes again with each retransmission timeout of a SEND in flight.
+ */
+static void c_hello_rto(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=14", .no_wait = true };
+	unsigned int i, h0 = 0, hn = 0, exp = 0;
+	struct pkt *f;
+	u64 last, end;
+
+	cx->block_hello = true;
+	if (cx_setup(cx, &o))
+		return;
+	cx_pump(cx, 100);
+	for (i = 0; i < cx->nq; i++)
+		h0 += cx->q[i].h.opcode == METAROCE_OP_HELLO;
+	CHECK(cx, h0 >= 1, "no HELLO from the target");
+	f = post_send(cx, 41, cx->tpsn);
+	if (!f)
+		return;
+	end = cx_now_us() + 1500000;
+	while (cx_now_us() < end)
+		cx_pump(cx, 10);
+	last = f->t_us;
+	for (i = 0; i < cx->nq; i++) {
+		struct pkt *p = &cx->q[i];
+
+		if (p->t_us <= f->t_us)
+			continue;
+		hn += p->h.opcode == METAROCE_OP_HELLO;
+		if (p->h.opcode == METAROCE_OP_SEND && p->h.psn == f->h.psn &&
+		    p->t_us - last > 15000) {
+			exp++;
+			last = p->t_us;
+		}
+	}
+	cx_note(cx, "%u HELLOs before the SEND, %u after it, %u expiries",
+		h0, hn, exp);
+	CHECK(cx, exp >= 2, "%u expiries of an unanswered SEND in 1.5 s", exp);
+	CHECK(cx, hn >= exp && h0 + hn <= 16,
+	      "%u HELLOs (%u before the SEND) over %u expiries: want one per expiry, 16 at most",
+	      h0 + hn, h0, exp);
+	CHECK(cx, hn >= 1, "the HELLO was not sent again");
+}
+
 const struct ccase cases_timer[] = {
+	{ "NEG-8", "a lossless exchange: three HELLOs, the last asks nothing", c_hello_count, CF_MANUAL },
+	{ "NEG-7", "an unechoed HELLO goes again with each RTO", c_hello_rto, CF_MANUAL },
 	{ "RTO-1", "first RTO: the IB timeout, doubled per expiry", c_rto_first, CF_MANUAL },
 	{ "RTO-1", "the RTO is capped at 2 s", c_rto_cap, CF_MANUAL },
 	{ "RTO-12 RTO-14 RTO-15", "tail-loss probe: one PROBE, then the RTO; no retry spent", c_tlp, CF_MANUAL },

@@ -274,6 +274,7 @@ static bool tx_hook(void *arg, const struct mro_hdr *h, unsigned int slot)
 
 	if (h->opcode == METAROCE_OP_HELLO) {
 		cx->my_hello = *h;
+		cx->hellos_out += !cx->block_hello;
 		return !cx->block_hello;
 	}
 	return true;
@@ -815,6 +816,7 @@ int main(int argc, char **argv)
 		cx.refused = 0;
 		cx.pass = false;
 		cx.block_hello = false;
+		cx.hellos_out = 0;
 		cx.slot = 0;
 		cx.nctr0 = 0;
 		fflush(stdout);

@@ -84,6 +84,7 @@ struct cx {
 	unsigned int slot;	/* path slot the tester sends from */
 	bool pass;		/* show non-HELLO packets to the engine too */
 	bool block_hello;	/* keep the tester's HELLOs off the wire */
+	unsigned int hellos_out;	/* HELLOs the tester sent */
 	struct pkt *q;
 	unsigned int nq;
 	unsigned int refused;	/* datagrams the tester's decode refused */
