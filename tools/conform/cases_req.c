@@ -544,7 +544,49 @@ static void c_payload_mtu(struct cx *cx)
 	      l->h.payload_len, l->h.msg.offset);
 }
 
+/*
+ * max_rd_atomic 2: of three READs posted, two READ_REQs go out; the
+ * third waits until a READ completes
+ */
+static void c_rd_limit(struct cx *cx)
+{
+	struct cx_opts o = { .create = "rd_atom=2" };
+	struct pkt *q[3] = { NULL }, *p;
+	struct mro_hdr h;
+	struct twc wc[4];
+	unsigned int k, n = 0;
+
+	if (cx_setup(cx, &o))
+		return;
+	for (k = 0; k < 3; k++)
+		CHECK(cx, !cx_agent(cx, "READ wr=%u off=%u len=256 va=%llu rkey=%u",
+				    81 + k, 4096 + 256 * k, TVA + 256 * k, TRKEY),
+		      "post READ %u", k);
+	while (n < 3 && (p = next_of(cx, METAROCE_OP_READ_REQ, 300)))
+		if (!(p->h.flags & METAROCE_F_RETX))
+			q[n++] = p;
+	CHECK(cx, n == 2, "%u READ_REQs out with max_rd_atomic 2, want 2", n);
+	if (n != 2)
+		return;
+	/* answer the first READ: the third may go now */
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_READ_RESP;
+	h.psn = q[0]->h.psn;
+	h.flags = METAROCE_F_FIRST | METAROCE_F_LAST;
+	h.rresp.ts_echo = q[0]->h.tsval;
+	cx->slot = q[0]->h.path < cx->cfg.paths ? q[0]->h.path : 0;
+	cx_send(cx, &h, pat, 256);
+	CHECK(cx, wcs(cx, 1000, wc, 4) >= 1 && wc[0].wr == 81 &&
+	      !strcmp(wc[0].status, "success"), "the first READ did not complete");
+	while ((p = next_of(cx, METAROCE_OP_READ_REQ, 1000)) &&
+	       (p->h.flags & METAROCE_F_RETX))
+		;
+	CHECK(cx, p && p->h.msg.va == TVA + 512,
+	      "the third READ_REQ did not follow the first READ's completion");
+}
+
 const struct ccase cases_req[] = {
+	{ "RD-8 RES-1", "max_rd_atomic READs outstanding, the next after a completion", c_rd_limit, CF_MANUAL },
 	{ "PSN-6", "RC payload per packet: the path MTU or what the link leaves", c_payload_mtu, 0 },
 	{ "RTO-7 RTO-6", "unanswered PSN: backoff, copies on distinct paths", c_rto_copies, 0 },
 	{ "RTO-8", "an unanswered READ_REQ is resent, never copied", c_rto_read, 0 },

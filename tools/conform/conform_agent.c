@@ -183,8 +183,11 @@ static void cmd_create(struct agent *a, const char *l)
 		a->cfg.timeout = v;
 	if (agent_u64(l, "retry", &v))
 		a->cfg.retry_cnt = v;
-	if (agent_u64(l, "rd_atom", &v))
+	if (agent_u64(l, "rd_atom", &v)) {
+		/* both ways, as kside does */
 		a->cfg.max_dest_rd_atomic = v;
+		a->cfg.max_rd_atomic = v;
+	}
 	if (strstr(l, " type=ud")) {
 		a->cfg.ud = true;
 		a->cfg.paths = 1;

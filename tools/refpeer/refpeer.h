@@ -59,6 +59,8 @@ struct rp_cfg {
 	u8 timeout;			/* IB local ACK timeout code (14) */
 	/* READ/atomics the responder takes (16); 0: NAK_INVALID (RES-2) */
 	u8 max_dest_rd_atomic;
+	/* READ/atomic WQEs this end keeps outstanding, 1..16 (16) */
+	u8 max_rd_atomic;
 	u8 retry_cnt;			/* RTO expirations before giving up (7) */
 	u32 rto_min_us;			/* margin over srtt (5000) */
 	/* loss and reordering of this end's own outgoing packets */

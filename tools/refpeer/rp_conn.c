@@ -90,6 +90,7 @@ void rp_cfg_default(struct rp_cfg *cfg)
 	cfg->retry_cnt = 7;
 	cfg->rto_min_us = 5000;
 	cfg->max_dest_rd_atomic = RP_MAX_PENDING;
+	cfg->max_rd_atomic = 16;
 }
 
 void rp_ipv4_gid(struct in_addr ip, u8 gid[16])

@@ -39,6 +39,14 @@ static bool consumes(u8 op)
 	       op == METAROCE_OP_SEND_INV || op == METAROCE_OP_WRITE_IMM;
 }
 
+/* the READ/atomic WQEs this end keeps outstanding (RD-8) */
+static unsigned int max_rd(struct rp_ep *ep)
+{
+	unsigned int m = ep->cfg.max_rd_atomic;
+
+	return m && m < RP_MAX_RD_ATOMIC ? m : RP_MAX_RD_ATOMIC;
+}
+
 static u32 read_seg(struct rp_ep *ep)
 {
 	u32 s = ep->cfg.mtu;
@@ -593,8 +601,7 @@ static bool send_new(struct rp_ep *ep, u32 lim)
 	struct rp_psn *e;
 
 	if (w->state == WQE_QUEUED) {
-		if (is_rdat(w->opcode) &&
-		    ep->outstanding_rd >= RP_MAX_RD_ATOMIC)
+		if (is_rdat(w->opcode) && ep->outstanding_rd >= max_rd(ep))
 			return false;
 		if (consumes(w->opcode) && !msg_window_ok(ep, ep->next_msn))
 			return false;
