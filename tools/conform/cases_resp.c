@@ -1006,7 +1006,58 @@ static void c_new_port_probe(struct cx *cx)
 	      a ? a->sport : 0, s2);
 }
 
+/*
+ * max_dest_rd_atomic 2: three READ_REQs waiting behind a hole; the third
+ * is over the limit, dropped and counted, and taken when resent
+ */
+static void c_rd_ahead_limit(struct cx *cx)
+{
+	struct cx_opts o = { .create = "rd_atom=2" };
+	static u8 w[64];
+	struct mro_hdr h, q[3];
+	struct pkt *r, *a;
+	unsigned int k, got = 0;
+
+	if (cx_setup(cx, &o))
+		return;
+	cx_snap(cx);
+	for (k = 0; k < 3; k++) {
+		cx_req(cx, &q[k], METAROCE_OP_READ_REQ, cx->psn + 1 + k);
+		q[k].flags = METAROCE_F_FIRST | METAROCE_F_ACK_REQ;
+		q[k].msg.va = cx->va + 1024 + 64 * k;
+		q[k].msg.length = 64;
+		q[k].msg.imm = 256;
+		q[k].msg.rkey = cx->rkey;
+		cx_send(cx, &q[k], NULL, 0);
+	}
+	CHECK(cx, cx_quiet(cx, METAROCE_OP_READ_RESP, 40) == 0,
+	      "a READ_REQ ahead of its turn was answered at once");
+	CHECK_DELTA(cx, "rx_drop_error_ahead", 1);
+	memset(w, 0x5c, sizeof(w));
+	wr_hdr(cx, &h, cx->psn, 0, 64, 64, false);
+	h.msg.va = cx->va + 1024;
+	cx_send(cx, &h, w, 64);
+	while ((r = cx_wait(cx, METAROCE_OP_READ_RESP, 300))) {
+		CHECK(cx, r->h.psn == cx->psn + 1 + got,
+		      "READ response at PSN %u, want %u", r->h.psn,
+		      cx->psn + 1 + got);
+		got++;
+	}
+	CHECK(cx, got == 2, "%u READ_REQs answered once the hole was filled, want the 2 taken",
+	      got);
+	a = cx_probe(cx);
+	CHECK(cx, a && a->h.ack.cum_psn == cx->psn + 3,
+	      "after the fill cum_psn %u, want %u: the READ_REQ over the limit was taken",
+	      a ? a->h.ack.cum_psn : 0, cx->psn + 3);
+	q[2].flags |= METAROCE_F_RETX;
+	cx_send(cx, &q[2], NULL, 0);
+	r = cx_wait(cx, METAROCE_OP_READ_RESP, 1000);
+	CHECK(cx, r && r->h.psn == cx->psn + 3,
+	      "the resent READ_REQ was not answered");
+}
+
 const struct ccase cases_resp[] = {
+	{ "RES-3", "READ_REQs ahead over max_dest_rd_atomic: the extra one dropped", c_rd_ahead_limit, CF_MANUAL },
 	{ "PATH-15 FLAG-7", "a PROBE with NEW_PORT moves the responder's port of the slot", c_new_port_probe, 0 },
 	{ "RES-2", "max_dest_rd_atomic 0: READ_REQ answered NAK_INVALID", c_no_rd_atomic, CF_MANUAL },
 	{ "MSG-10", "the error state flushes the receive WQEs", c_flush_rq, 0 },

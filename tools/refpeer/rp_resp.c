@@ -301,6 +301,22 @@ static bool is_rdat(u8 op)
 
 static void advance(struct rp_ep *ep);
 
+/* the first packet of a READ (not a continuation READ_REQ) or an atomic */
+static bool first_of_rdat(const struct mro_hdr *h)
+{
+	return h->opcode != METAROCE_OP_READ_REQ || !h->msg.offset;
+}
+
+/* the READ/atomics waiting for their turn, counted by first packet */
+static unsigned int waiting_rdat(struct rp_ep *ep)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < RP_MAX_PENDING; i++)
+		n += ep->pending[i].used && first_of_rdat(&ep->pending[i].h);
+	return n;
+}
+
 /*
  * A READ_REQ or atomic at the window's base.  Its responses acknowledge
  * it; the ACK its ACK_REQ asks for follows them once the base has moved
@@ -514,6 +530,16 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 		for (i = 0; i < RP_MAX_PENDING; i++)
 			if (ep->pending[i].used && ep->pending[i].h.psn == h->psn)
 				return;	/* already waiting for its turn */
+		/*
+		 * more than max_dest_rd_atomic waiting (by first packet: a
+		 * READ's continuations count with it): this one is over the
+		 * sender's limit, dropped until its resend (RES-3)
+		 */
+		if (first_of_rdat(h) && ep->cfg.max_dest_rd_atomic &&
+		    waiting_rdat(ep) >= ep->cfg.max_dest_rd_atomic) {
+			ep->st.rx_drop_error_ahead++;
+			return;
+		}
 		for (i = 0; i < RP_MAX_PENDING; i++) {
 			if (ep->pending[i].used)
 				continue;
