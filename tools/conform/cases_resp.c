@@ -1056,7 +1056,79 @@ static void c_rd_ahead_limit(struct cx *cx)
 	      "the resent READ_REQ was not answered");
 }
 
+/*
+ * SEND_INV behind a hole, of the region's own key (an ordinary region,
+ * which no SEND_INV can invalidate): a WRITE naming the key that
+ * arrived before it was taken; one after it, while the fence waits, is
+ * held back; one before it (filling the hole) still finds the key; then
+ * the invalidation runs and fails: LOC_PROT_ERR and the QP in error.
+ */
+static void c_send_inv_fence(struct cx *cx)
+{
+	u32 p = cx->psn;
+	struct mro_hdr h, inv;
+	struct twc wc[4];
+	struct pkt *a;
+	u8 got[16];
+	char st[16];
+	int n;
+
+	fill_pat(9);
+	CHECK(cx, !cx_agent(cx, "RECV wr=95 off=8192 len=64"), "post receive");
+	/* ORD-5: a later WRITE that arrives before the SEND_INV is taken */
+	wr_hdr(cx, &h, p + 2, 0, 16, 16, true);
+	h.msg.va = cx->va + 2048;
+	h.msg.msn = cx->msn + 1;
+	cx_send(cx, &h, pat, 16);
+	cx_pump(cx, 30);
+	cx_req(cx, &inv, METAROCE_OP_SEND_INV, p + 1);
+	inv.flags |= METAROCE_F_ACK_REQ;
+	inv.msg.length = 16;
+	inv.msg.imm = cx->rkey;
+	cx_send(cx, &inv, pat + 16, 16);
+	cx_pump(cx, 30);
+	/* ORD-2: a later WRITE naming the key waits for the fence */
+	cx_snap(cx);
+	wr_hdr(cx, &h, p + 3, 0, 16, 16, true);
+	h.msg.va = cx->va + 2064;
+	h.msg.msn = cx->msn + 1;
+	cx_send(cx, &h, pat + 32, 16);
+	cx_pump(cx, 40);
+	CHECK_DELTA(cx, "rx_key_order_wait", 1);
+	while (cx_wait(cx, 0, 0))
+		;
+	a = cx_probe(cx);
+	CHECK(cx, a != NULL, "no answer to a PROBE");
+	if (a)
+		CHECK(cx, a->h.ack.cum_psn == p &&
+		      (a->h.ack.sack[0] & 7) == 3,
+		      "cum_psn %u sack %#llx: want %u, PSNs +1 and +2 received, +3 not",
+		      a->h.ack.cum_psn, (unsigned long long)a->h.ack.sack[0], p);
+	/* ORD-1: nothing invalidated, nothing completed, before the base */
+	n = cx_wc(cx, 30, wc, 4);
+	CHECK(cx, n <= 0, "the SEND_INV completed before every earlier PSN arrived");
+	cx_state(cx, st, sizeof(st));
+	CHECK(cx, !strcmp(st, "RTS"), "QP state %s before the fence was due", st);
+	/* an earlier PSN still finds the key valid */
+	wr_hdr(cx, &h, p, 0, 16, 16, true);
+	h.msg.va = cx->va + 1024;
+	cx_send(cx, &h, pat + 48, 16);
+	cx_pump(cx, 50);
+	CHECK(cx, !cx_mem(cx, 1024, 16, got) && !memcmp(got, pat + 48, 16),
+	      "the WRITE before the SEND_INV was not placed");
+	CHECK(cx, !cx_mem(cx, 2048, 16, got) && !memcmp(got, pat, 16),
+	      "the WRITE that arrived before the SEND_INV was not placed");
+	/* ORD-4, MSG-9: the invalidation ran and failed before the completion */
+	n = cx_wc(cx, 1000, wc, 4);
+	CHECK(cx, n >= 1 && wc[0].wr == 95 && !strcmp(wc[0].status, "loc_prot"),
+	      "receive completion %s, want loc_prot: the region's key cannot be invalidated",
+	      n >= 1 ? wc[0].status : "none");
+	cx_state(cx, st, sizeof(st));
+	CHECK(cx, !strcmp(st, "ERR"), "QP state %s after a failed invalidation", st);
+}
+
 const struct ccase cases_resp[] = {
+	{ "MSG-9 ORD-1 ORD-2 ORD-4 ORD-5", "SEND_INV's key fence: later WRITEs wait, a failed invalidation ends the QP", c_send_inv_fence, 0 },
 	{ "RES-3", "READ_REQs ahead over max_dest_rd_atomic: the extra one dropped", c_rd_ahead_limit, CF_MANUAL },
 	{ "PATH-15 FLAG-7", "a PROBE with NEW_PORT moves the responder's port of the slot", c_new_port_probe, 0 },
 	{ "RES-2", "max_dest_rd_atomic 0: READ_REQ answered NAK_INVALID", c_no_rd_atomic, CF_MANUAL },

@@ -83,6 +83,7 @@ static const char *wc_status(enum rp_wc_status s)
 	switch (s) {
 	case RP_WC_SUCCESS: return "success";
 	case RP_WC_RETRY_EXC_ERR: return "retry_exc";
+	case RP_WC_LOC_PROT_ERR: return "loc_prot";
 	case RP_WC_RNR_RETRY_EXC_ERR: return "rnr_retry_exc";
 	case RP_WC_REM_INV_REQ_ERR: return "rem_inv_req";
 	case RP_WC_REM_ACCESS_ERR: return "rem_access";
@@ -138,6 +139,7 @@ static void counters(struct agent *a)
 	C("rx_drop_no_wqe", s->rx_drop_no_wqe);
 	C("rx_drop_dup_req", s->rx_drop_dup_req);
 	C("rx_drop_error_ahead", s->rx_drop_error_ahead);
+	C("rx_key_order_wait", s->rx_key_order_wait);
 	C("rx_drop_ack_range", s->rx_drop_ack_range);
 	C("rx_drop_stale_resp", s->rx_drop_stale_resp);
 	C("rx_drop_qp_state", s->rx_drop_qp_state);

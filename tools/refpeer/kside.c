@@ -1062,6 +1062,7 @@ static const char *ka_status(enum ibv_wc_status s)
 	case IBV_WC_REM_ACCESS_ERR: return "rem_access";
 	case IBV_WC_REM_OP_ERR: return "rem_op";
 	case IBV_WC_LOC_LEN_ERR: return "loc_len";
+	case IBV_WC_LOC_PROT_ERR: return "loc_prot";
 	case IBV_WC_WR_FLUSH_ERR: return "flush";
 	default: return "other";
 	}

@@ -120,6 +120,7 @@ enum rp_wc_status {
 	RP_WC_REM_OP_ERR,
 	RP_WC_LOC_LEN_ERR,
 	RP_WC_FLUSH_ERR,
+	RP_WC_LOC_PROT_ERR,	/* SEND_INV of a key it cannot invalidate */
 };
 
 struct rp_wc {
@@ -206,6 +207,7 @@ struct rp_stats {
 	/* rx_drop_ack by reason */
 	u64 rx_drop_ack_range, rx_drop_ack_echo, cc_bad_feedback;
 	u64 rx_drop_error_ahead, rx_drop_dup_req, rx_drop_stale_resp;
+	u64 rx_key_order_wait;	/* held back by a key fence (ORD-2, ORD-3) */
 	u64 rnr_nak_sent, nak_sent;
 	u64 negotiation_failed;
 	u64 rx_drop_qp_state;		/* the connection has ended */

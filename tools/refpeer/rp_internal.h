@@ -85,6 +85,20 @@ struct rp_rmsg {
 	u32 imm;
 	u32 rq;			/* receive WQE index */
 	bool len_err;
+	/* SEND_INV: its last PSN, its key fence waiting, the fence failed */
+	u32 last_psn;
+	bool fence_wait;
+	bool prot_err;
+};
+
+#define RP_MAX_FENCES	16	/* key fences a QP holds (ORD-3) */
+
+/* a complete SEND_INV's invalidation, due when the base passes @psn */
+struct rp_fence {
+	bool used;
+	u32 psn;		/* the SEND_INV's last PSN */
+	u32 key;
+	u32 msn;
 };
 
 struct rp_rwqe {
@@ -184,6 +198,7 @@ struct rp_ep {
 	u16 ecn_ce;
 	u32 rcv_msn;		/* next message to complete */
 	struct rp_rmsg rmsg[METAROCE_MSG_WINDOW];
+	struct rp_fence fence[RP_MAX_FENCES];
 	struct rp_rwqe *rq;
 	u32 rq_head, rq_tail;
 	struct rp_pending pending[RP_MAX_PENDING];
