@@ -1127,7 +1127,45 @@ static void c_send_inv_fence(struct cx *cx)
 	CHECK(cx, !strcmp(st, "ERR"), "QP state %s after a failed invalidation", st);
 }
 
+/* 16 SEND_INVs waiting behind a hole hold every fence: a 17th waits */
+static void c_send_inv_fences_full(struct cx *cx)
+{
+	u32 p = cx->psn;
+	struct mro_hdr inv;
+	struct pkt *a;
+	unsigned int k;
+
+	fill_pat(10);
+	for (k = 0; k < 17; k++)
+		CHECK(cx, !cx_agent(cx, "RECV wr=%u off=%u len=64", 200 + k,
+				    8192 + 64 * k), "post receive %u", k);
+	for (k = 0; k < 17; k++) {
+		if (k == 16) {
+			cx_pump(cx, 30);
+			cx_snap(cx);
+		}
+		cx_req(cx, &inv, METAROCE_OP_SEND_INV, p + 1 + k);
+		inv.flags |= k == 16 ? METAROCE_F_ACK_REQ : 0;
+		inv.msg.msn = cx->msn + k;
+		inv.msg.length = 16;
+		inv.msg.imm = 0x7700 + k;
+		cx_send(cx, &inv, pat + k, 16);
+	}
+	cx_pump(cx, 40);
+	CHECK_DELTA(cx, "rx_key_order_wait", 1);
+	while (cx_wait(cx, 0, 0))
+		;
+	a = cx_probe(cx);
+	CHECK(cx, a != NULL, "no answer to a PROBE");
+	if (a)
+		CHECK(cx, a->h.ack.cum_psn == p &&
+		      (a->h.ack.sack[0] & 0x1ffff) == 0xffff,
+		      "cum_psn %u sack %#llx: want %u, the 16 SEND_INVs received and the 17th not",
+		      a->h.ack.cum_psn, (unsigned long long)a->h.ack.sack[0], p);
+}
+
 const struct ccase cases_resp[] = {
+	{ "ORD-3", "a SEND_INV finding the 16 key fences in use waits", c_send_inv_fences_full, 0 },
 	{ "MSG-9 ORD-1 ORD-2 ORD-4 ORD-5", "SEND_INV's key fence: later WRITEs wait, a failed invalidation ends the QP", c_send_inv_fence, 0 },
 	{ "RES-3", "READ_REQs ahead over max_dest_rd_atomic: the extra one dropped", c_rd_ahead_limit, CF_MANUAL },
 	{ "PATH-15 FLAG-7", "a PROBE with NEW_PORT moves the responder's port of the slot", c_new_port_probe, 0 },
