@@ -408,7 +408,8 @@ static void c_retry_exceeded(struct cx *cx)
 	      n ? wc[0].status : "none");
 	cx_state(cx, st, sizeof(st));
 	CHECK(cx, !strcmp(st, "ERR"), "QP state %s after its retries ran out", st);
-	/* it was sent, and resent once per retry at least */
+	/* it was sent, and resent once per retry at least: read them first */
+	cx_pump(cx, 50);
 	for (k = 0, n = 0; k < (int)cx->nq; k++)
 		n += cx->q[k].h.opcode == METAROCE_OP_SEND;
 	CHECK(cx, n >= 2, "the SEND left %d times, want 2 or more with retry_cnt 1",
@@ -585,7 +586,41 @@ static void c_rd_limit(struct cx *cx)
 	      "the third READ_REQ did not follow the first READ's completion");
 }
 
+/* SOLICITED on the last packet of a SEND posted with it, on no other */
+static void c_solicited(struct cx *cx)
+{
+	struct pkt *p;
+	unsigned int k, n = 0;
+
+	for (k = 0; k < 2; k++) {
+		CHECK(cx, !cx_agent(cx, "SEND wr=%u off=0 len=2500%s", 101 + k,
+				    k ? "" : " se=1"), "post SEND");
+		do {
+			p = next_of(cx, METAROCE_OP_SEND, 1000);
+			if (!p)
+				break;
+			n++;
+			if (k == 0 && (p->h.flags & METAROCE_F_LAST))
+				CHECK(cx, p->h.flags & METAROCE_F_SOLICITED,
+				      "the last packet of a solicited SEND: flags %#x",
+				      p->h.flags);
+			else
+				CHECK(cx, !(p->h.flags & METAROCE_F_SOLICITED),
+				      "SOLICITED on %s packet at offset %u",
+				      k ? "an unsolicited SEND's" : "a non-last",
+				      p->h.msg.offset);
+			if (p->h.flags & METAROCE_F_LAST)
+				cx_ack(cx, p, METAROCE_SYN_ACK, p->h.psn + 1, 0, 0);
+		} while (!(p->h.flags & METAROCE_F_LAST));
+		CHECK(cx, p != NULL, "SEND %u incomplete on the wire", k);
+		if (!p)
+			return;
+	}
+	CHECK(cx, n >= 4, "%u packets for two SENDs of 2500 bytes", n);
+}
+
 const struct ccase cases_req[] = {
+	{ "FLAG-4", "SOLICITED on the last packet of a solicited SEND only", c_solicited, 0 },
 	{ "RD-8 RES-1", "max_rd_atomic READs outstanding, the next after a completion", c_rd_limit, CF_MANUAL },
 	{ "PSN-6", "RC payload per packet: the path MTU or what the link leaves", c_payload_mtu, 0 },
 	{ "RTO-7 RTO-6", "unanswered PSN: backoff, copies on distinct paths", c_rto_copies, 0 },

@@ -149,7 +149,7 @@ static void c_rto_cap(struct cx *cx)
  */
 static void c_tlp(struct cx *cx)
 {
-	struct cx_opts o = { .create = "timeout=8 retry=1" };
+	struct cx_opts o = { .create = "timeout=12 retry=1" };
 	struct pkt *b, *pr, *r;
 	struct twc wc[4];
 	unsigned int from, n = 0;

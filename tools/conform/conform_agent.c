@@ -248,7 +248,7 @@ static u8 *wr_buf(struct agent *a, const char *l, u64 *len)
 
 static void cmd_post(struct agent *a, const char *verb, const char *l)
 {
-	u64 wr = 0, len, va = 0, rkey = 0, imm = 0, add = 0, cmp = 0;
+	u64 wr = 0, len, va = 0, rkey = 0, imm = 0, add = 0, cmp = 0, se = 0;
 	bool with_imm = agent_u64(l, "imm", &imm);
 	char op[16] = "";
 	u8 *buf;
@@ -272,7 +272,8 @@ static void cmd_post(struct agent *a, const char *verb, const char *l)
 		r = rp_post_ud_send(a->ep, wr, buf, len, a->peer_qkey, with_imm,
 				    imm);
 	} else if (!strcmp(verb, "SEND")) {
-		r = rp_post_send(a->ep, wr, buf, len, with_imm, imm);
+		r = rp_post_send_se(a->ep, wr, buf, len, with_imm, imm,
+				    agent_u64(l, "se", &se) && se);
 	} else if (!strcmp(verb, "WRITE")) {
 		r = rp_post_write(a->ep, wr, buf, len, va, rkey, with_imm, imm);
 	} else if (!strcmp(verb, "READ")) {

@@ -140,6 +140,9 @@ struct rp_wc {
  */
 int rp_post_send(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
 		 bool with_imm, u32 imm);
+/* the same, its last packet SOLICITED if @solicited (IB_SEND_SOLICITED) */
+int rp_post_send_se(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
+		    bool with_imm, u32 imm, bool solicited);
 int rp_post_write(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
 		  u64 va, u32 rkey, bool with_imm, u32 imm);
 int rp_post_read(struct rp_ep *ep, u64 wr_id, void *buf, u32 len, u64 va,

@@ -352,6 +352,12 @@ static int sq_commit(struct rp_ep *ep)
 int rp_post_send(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
 		 bool with_imm, u32 imm)
 {
+	return rp_post_send_se(ep, wr_id, buf, len, with_imm, imm, false);
+}
+
+int rp_post_send_se(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
+		    bool with_imm, u32 imm, bool solicited)
+{
 	struct rp_wqe *w = sq_new(ep, wr_id, with_imm ? METAROCE_OP_SEND_IMM :
 						       METAROCE_OP_SEND);
 
@@ -361,6 +367,7 @@ int rp_post_send(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
 	w->len = len;
 	w->imm = with_imm ? imm : 0;
 	w->with_imm = with_imm;
+	w->solicited = solicited;
 	return sq_commit(ep);
 }
 

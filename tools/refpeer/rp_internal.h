@@ -40,6 +40,7 @@ struct rp_wqe {
 	u8 opcode;
 	u8 state;
 	bool with_imm;
+	bool solicited;		/* SOLICITED on the last packet */
 	u8 *buf;
 	u32 len;
 	u64 va;

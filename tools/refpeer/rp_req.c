@@ -523,7 +523,8 @@ static void fill_req(struct rp_ep *ep, struct rp_wqe *w, struct rp_psn *e,
 		if (!e->off)
 			h->flags |= METAROCE_F_FIRST;
 		if (e->off + e->len == w->len)
-			h->flags |= METAROCE_F_LAST | METAROCE_F_ACK_PIGGY;
+			h->flags |= METAROCE_F_LAST | METAROCE_F_ACK_PIGGY |
+				    (w->solicited ? METAROCE_F_SOLICITED : 0);
 		if (e->ack_req)
 			h->flags |= METAROCE_F_ACK_REQ;
 		break;
