@@ -619,7 +619,53 @@ static void c_solicited(struct cx *cx)
 	CHECK(cx, n >= 4, "%u packets for two SENDs of 2500 bytes", n);
 }
 
+/*
+ * The rhythm's PSNs (psn % 32 == 31) leave on the active path slots in
+ * turn: three WRITEs of 60000 bytes, acknowledged as they go; no two of
+ * the first (up to 8) rhythm PSNs on the same slot (a round robin over 8
+ * slots would put every 32nd PSN on one)
+ */
+static void c_rhythm_paths(struct cx *cx)
+{
+	static bool got[1024];
+	unsigned int nr = 0, lasts = 0, i, j;
+	u32 first = cx->tpsn, cum = first;
+	u16 rpath[8];
+	struct pkt *p;
+	u64 end;
+
+	memset(got, 0, sizeof(got));
+	for (i = 0; i < 3; i++)
+		CHECK(cx, !cx_agent(cx, "WRITE wr=%u off=0 len=60000 va=%llu rkey=%u",
+				    111 + i, TVA, TRKEY), "post WRITE");
+	end = cx_now_us() + 5000000;
+	while (lasts < 3 && cx_now_us() < end) {
+		p = next_of(cx, METAROCE_OP_WRITE, 20);
+		if (!p || p->h.psn - first >= 1024)
+			continue;
+		if (!(p->h.flags & METAROCE_F_RETX)) {
+			if (p->h.psn % 32 == 31 && nr < 8)
+				rpath[nr++] = p->h.path;
+			lasts += !!(p->h.flags & METAROCE_F_LAST);
+		}
+		got[p->h.psn - first] = true;
+		while (cum - first < 1024 && got[cum - first])
+			cum++;
+		if ((p->h.flags & METAROCE_F_ACK_REQ) || p->h.psn % 32 == 31)
+			cx_ack(cx, p, METAROCE_SYN_ACK, cum, 0, 0);
+	}
+	CHECK(cx, lasts == 3, "%u of 3 WRITEs on the wire in 5 s", lasts);
+	cx_note(cx, "%u rhythm PSNs, first on path %u", nr, nr ? rpath[0] : 0);
+	CHECK(cx, nr >= 3, "%u rhythm PSNs in three WRITEs of 60000 bytes", nr);
+	for (i = 1; i < nr; i++)
+		for (j = 0; j < i; j++)
+			CHECK(cx, rpath[i] != rpath[j],
+			      "rhythm PSNs %u and %u of the WRITEs both on path %u",
+			      j + 1, i + 1, rpath[i]);
+}
+
 const struct ccase cases_req[] = {
+	{ "ACK-8", "rhythm PSNs on the path slots in turn", c_rhythm_paths, 0 },
 	{ "FLAG-4", "SOLICITED on the last packet of a solicited SEND only", c_solicited, 0 },
 	{ "RD-8 RES-1", "max_rd_atomic READs outstanding, the next after a completion", c_rd_limit, CF_MANUAL },
 	{ "PSN-6", "RC payload per packet: the path MTU or what the link leaves", c_payload_mtu, 0 },
