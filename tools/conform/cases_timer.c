@@ -333,7 +333,115 @@ static void c_hello_rto(struct cx *cx)
 	CHECK(cx, hn >= 1, "the HELLO was not sent again");
 }
 
+/* the expiries that resent @psn from q[@from] on: transmissions > 8 ms apart */
+static unsigned int expiries(struct cx *cx, unsigned int from, u8 opcode,
+			     u32 psn, u64 first_us)
+{
+	unsigned int i, n = 0;
+	u64 last = first_us;
+
+	for (i = from; i < cx->nq; i++) {
+		struct pkt *p = &cx->q[i];
+
+		if (p->h.opcode == opcode && p->h.psn == psn &&
+		    p->t_us > last + 8000) {
+			n++;
+			last = p->t_us;
+		}
+	}
+	return n;
+}
+
+/* wait at most @ms for the target's first completion */
+static int first_wc(struct cx *cx, int ms, struct twc *wc)
+{
+	u64 end = cx_now_us() + ms * 1000ULL;
+	int k;
+
+	while (cx_now_us() < end) {
+		k = cx_wc(cx, 100, wc, 4);
+		if (k > 0)
+			return k;
+	}
+	return 0;
+}
+
+/* retry_cnt 7 is seven resends, then RETRY_EXC_ERR */
+static void c_retry_seven(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=12 retry=7" };
+	unsigned int n;
+	struct twc wc[4];
+	struct pkt *f;
+
+	if (cx_setup(cx, &o))
+		return;
+	f = post_send(cx, 51, cx->tpsn);
+	if (!f)
+		return;
+	CHECK(cx, first_wc(cx, 15000, wc) >= 1 && wc[0].wr == 51 &&
+	      !strcmp(wc[0].status, "retry_exc"),
+	      "no retry_exc completion in 15 s with retry_cnt 7");
+	cx_pump(cx, 50);
+	n = expiries(cx, 0, METAROCE_OP_SEND, f->h.psn, f->t_us);
+	CHECK(cx, n == 7, "%u expiries resent the PSN before RETRY_EXC_ERR, want 7",
+	      n);
+}
+
+/*
+ * Progress by SACK alone resets the retry count: with retry_cnt 1 the
+ * oldest PSN, resent once, is resent again after a later PSN was SACKed
+ * instead of failing
+ */
+static void c_sack_progress(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=12 retry=1" };
+	struct pkt *a, *b, *r;
+	struct mro_hdr h;
+	struct twc wc[4];
+	int n;
+
+	if (cx_setup(cx, &o))
+		return;
+	a = post_send(cx, 61, cx->tpsn);
+	b = a ? post_send(cx, 62, cx->tpsn + 1) : NULL;
+	if (!b)
+		return;
+	r = await(cx, 0, METAROCE_OP_SEND, a->h.psn, 1, 2000);
+	CHECK(cx, r != NULL, "no resend of the oldest PSN");
+	if (!r)
+		return;
+	/* SACK the second PSN only, echoing its transmission */
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_ACK;
+	h.ack.syndrome = METAROCE_SYN_ACK;
+	h.ack.cum_psn = a->h.psn;
+	h.ack.credit_psn = a->h.psn + cx->cfg.window;
+	h.ack.sack_bits = METAROCE_SACK_BITS;
+	h.ack.sack[0] = 1;
+	h.ack.ts_echo = b->h.tsval;
+	h.ack.echo_path = b->h.path;
+	h.ack.echo_seq = b->h.path_seq;
+	rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+	n = cx_wc(cx, 20, wc, 4);
+	CHECK(cx, n <= 0 || strcmp(wc[0].status, "retry_exc"),
+	      "the SEND failed at once");
+	r = await(cx, 0, METAROCE_OP_SEND, a->h.psn, 2, 3000);
+	n = cx_wc(cx, 0, wc, 4);
+	CHECK(cx, r != NULL && n <= 0,
+	      "after a SACK the oldest PSN was %s: progress did not reset the retry count",
+	      n > 0 ? wc[0].status : "not resent in 3 s");
+	if (!r || n > 0)
+		return;
+	cx_ack(cx, r, METAROCE_SYN_ACK, b->h.psn + 1, 0, 0);
+	n = first_wc(cx, 1000, wc);
+	CHECK(cx, n >= 1 && !strcmp(wc[0].status, "success"),
+	      "the ACK of both did not complete them");
+}
+
 const struct ccase cases_timer[] = {
+	{ "RTO-11 RTO-9", "retry_cnt 7: seven resends, then RETRY_EXC_ERR", c_retry_seven, CF_MANUAL },
+	{ "RTO-10", "progress by SACK alone resets the retry count", c_sack_progress, CF_MANUAL },
 	{ "NEG-8", "a lossless exchange: three HELLOs, the last asks nothing", c_hello_count, CF_MANUAL },
 	{ "NEG-7", "an unechoed HELLO goes again with each RTO", c_hello_rto, CF_MANUAL },
 	{ "RTO-1", "first RTO: the IB timeout, doubled per expiry", c_rto_first, CF_MANUAL },

@@ -373,8 +373,11 @@ static void rx_ack(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 			continue;
 		e = ent(ep, psn);
 		if (e->state == PSN_OUT &&
-		    !is_rdat(ep->sq[e->wqe % RP_SQ_SIZE].opcode))
+		    !is_rdat(ep->sq[e->wqe % RP_SQ_SIZE].opcode)) {
 			mark_acked(ep, psn, e);
+			/* progress by SACK resets the retry count (RTO-10) */
+			ep->retries = 0;
+		}
 	}
 	advance_una(ep);
 	detect_loss(ep, now);
