@@ -232,6 +232,25 @@ void cx_expect_delta(struct cx *cx, int line, const char *name,
 
 /* ---- packets ---- */
 
+/* what a sealed packet looked like on the wire (rp_rx_raw()) */
+static void raw_fields(struct cx *cx, struct pkt *p, const u8 *payload)
+{
+	const u8 *raw;
+	size_t len, body;
+	unsigned int i;
+
+	raw = rp_rx_raw(cx->ep, &len);
+	p->sealed = raw && len >= (size_t)p->h.hdr_len + p->h.payload_len +
+				  METAROCE_SEAL_LEN;
+	if (!p->sealed)
+		return;
+	body = len - METAROCE_SEAL_LEN;
+	for (i = 0, p->seal_ctr = 0; i < 8; i++)
+		p->seal_ctr = p->seal_ctr << 8 | raw[body + 16 + i];
+	p->clear_payload = payload && p->h.payload_len &&
+			   !memcmp(raw + p->h.hdr_len, payload, p->h.payload_len);
+}
+
 static bool rx_hook(void *arg, const struct mro_hdr *h, const u8 *payload,
 		    u16 sport, const char *why)
 {
@@ -255,6 +274,7 @@ static bool rx_hook(void *arg, const struct mro_hdr *h, const u8 *payload,
 		if (payload && h->payload_len)
 			memcpy(p->payload, payload, h->payload_len < CX_PAYLOAD ?
 			       h->payload_len : CX_PAYLOAD);
+		raw_fields(cx, p, payload);
 	}
 	if (cx->g->verbose && h->opcode == METAROCE_OP_ACK)
 		cx_note(cx, "< ACK flags 0x%x path %u syndrome %u code %u cum_psn %u nak_psn %u sack %#llx echo path %u seq %u",

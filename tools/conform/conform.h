@@ -26,6 +26,11 @@ struct pkt {
 	int tos;		/* its IP TOS byte, -1 if unknown */
 	u64 t_us;		/* arrival, on the runner's clock */
 	bool used;		/* consumed by a cx_wait() */
+	/* sealed: the transmission counter of its trailer, and whether
+	 * its payload on the wire was the plaintext (not encrypted) */
+	bool sealed;
+	u64 seal_ctr;
+	bool clear_payload;
 };
 
 struct conf {

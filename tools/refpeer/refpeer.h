@@ -195,6 +195,12 @@ typedef bool (*rp_rx_hook_t)(void *arg, const struct mro_hdr *h,
 typedef bool (*rp_tx_hook_t)(void *arg, const struct mro_hdr *h,
 			     unsigned int slot);
 void rp_set_rx_hook(struct rp_ep *ep, rp_rx_hook_t fn, void *arg);
+/*
+ * In the rx hook: the sealed datagram it is called for as it arrived
+ * (before opening: tag, counter and, with encrypt, the ciphertext), and
+ * its length; NULL for an unsealed one
+ */
+const u8 *rp_rx_raw(const struct rp_ep *ep, size_t *len);
 void rp_set_tx_hook(struct rp_ep *ep, rp_tx_hook_t fn, void *arg);
 
 struct rp_stats {

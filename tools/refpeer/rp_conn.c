@@ -122,6 +122,12 @@ void rp_set_rx_hook(struct rp_ep *ep, rp_rx_hook_t fn, void *arg)
 	ep->rx_hook_arg = arg;
 }
 
+const u8 *rp_rx_raw(const struct rp_ep *ep, size_t *len)
+{
+	*len = ep->rxraw_len;
+	return ep->rxraw_len ? ep->rxraw : NULL;
+}
+
 void rp_set_tx_hook(struct rp_ep *ep, rp_tx_hook_t fn, void *arg)
 {
 	ep->tx_hook = fn;
@@ -697,6 +703,11 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 		return;
 	}
 	sealed = buf[2] & (METAROCE_F_SEALED >> 8);
+	ep->rxraw_len = 0;
+	if (sealed && ep->rx_hook && len <= sizeof(ep->rxraw)) {
+		memcpy(ep->rxraw, buf, len);
+		ep->rxraw_len = len;
+	}
 	memset(&h, 0, sizeof(h));
 	err = sealed ? mro_wire_parse(buf, len, &h) :
 		       mro_wire_decode(buf, len, &h);

@@ -227,6 +227,9 @@ struct rp_ep {
 	struct rp_stats st;
 	u8 txbuf[RP_MAX_PKT];
 	u8 rxbuf[RP_MAX_PKT];
+	/* a sealed datagram as it arrived, for the rx hook (rp_rx_raw()) */
+	u8 rxraw[RP_MAX_PKT];
+	size_t rxraw_len;
 };
 
 /* rp_conn.c */
