@@ -664,7 +664,91 @@ static void c_rhythm_paths(struct cx *cx)
 			      j + 1, i + 1, rpath[i]);
 }
 
+/*
+ * One path slot black-holed: the tester drops every packet that arrives
+ * on the slot of the WRITEs' first packet and acknowledges the others
+ * (cumulative and SACK).  Every PSN lost there is resent first on
+ * another slot, and the WRITEs complete: the QP sees no error.
+ */
+static void c_black_hole(struct cx *cx)
+{
+	static bool got[1024], lost[1024], resent[1024];
+	u32 first = cx->tpsn, cum = first, d;
+	unsigned int ndone = 0, nlost = 0, nwrong = 0, i, k;
+	struct mro_hdr h;
+	struct twc wc[4];
+	int hole = -1, n;
+	struct pkt *p;
+	u64 end, poll_at = 0;
+
+	memset(got, 0, sizeof(got));
+	memset(lost, 0, sizeof(lost));
+	memset(resent, 0, sizeof(resent));
+	for (i = 0; i < 3; i++)
+		CHECK(cx, !cx_agent(cx, "WRITE wr=%u off=0 len=60000 va=%llu rkey=%u",
+				    121 + i, TVA, TRKEY), "post WRITE");
+	end = cx_now_us() + 10000000;
+	while (ndone < 3 && cx_now_us() < end) {
+		p = next_of(cx, METAROCE_OP_WRITE, 10);
+		if (p && (d = p->h.psn - first) < 1024) {
+			if (hole < 0)
+				hole = p->h.path;
+			if (lost[d] && !resent[d] &&
+			    (p->h.flags & METAROCE_F_RETX)) {
+				resent[d] = true;
+				nwrong += p->h.path == hole;
+			}
+			if (p->h.path == hole) {
+				if (!got[d] && !lost[d]) {
+					lost[d] = true;
+					nlost++;
+				}
+				continue;
+			}
+			got[d] = true;
+			while (cum - first < 1024 && got[cum - first])
+				cum++;
+			memset(&h, 0, sizeof(h));
+			h.opcode = METAROCE_OP_ACK;
+			h.ack.syndrome = METAROCE_SYN_ACK;
+			h.ack.cum_psn = cum;
+			h.ack.credit_psn = cum + cx->cfg.window;
+			h.ack.sack_bits = METAROCE_SACK_BITS;
+			for (k = 0; k < METAROCE_SACK_BITS; k++)
+				if (cum - first + 1 + k < 1024 &&
+				    got[cum - first + 1 + k])
+					h.ack.sack[k / 64] |= 1ULL << (k % 64);
+			h.ack.ts_echo = p->h.tsval;
+			h.ack.echo_path = p->h.path;
+			h.ack.echo_seq = p->h.path_seq;
+			rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+		}
+		if (cx_now_us() >= poll_at) {
+			n = cx_wc(cx, 0, wc, 4);
+			for (k = 0; k < (unsigned int)(n > 0 ? n : 0); k++) {
+				CHECK(cx, !strcmp(wc[k].status, "success"),
+				      "WRITE %llu completed %s",
+				      (unsigned long long)wc[k].wr, wc[k].status);
+				ndone++;
+			}
+			poll_at = cx_now_us() + 50000;
+		}
+	}
+	cx_note(cx, "slot %d black-holed: %u PSNs lost there, %u PSNs in all",
+		hole, nlost, cum - first);
+	CHECK(cx, ndone == 3, "%u of 3 WRITEs completed in 10 s with one slot black-holed",
+	      ndone);
+	CHECK(cx, nlost >= 1, "no PSN went out on slot %d after the first", hole);
+	for (i = 0, k = 0; i < 1024; i++)
+		k += lost[i] && !resent[i];
+	CHECK(cx, k == 0, "%u PSNs lost on the black hole were never resent", k);
+	CHECK(cx, nwrong == 0,
+	      "%u PSNs lost on slot %d were first resent on that slot again",
+	      nwrong, hole);
+}
+
 const struct ccase cases_req[] = {
+	{ "LOSS-10 PATH-10", "a black-holed slot: its PSNs resent on other slots, no error", c_black_hole, 0 },
 	{ "ACK-8", "rhythm PSNs on the path slots in turn", c_rhythm_paths, 0 },
 	{ "FLAG-4", "SOLICITED on the last packet of a solicited SEND only", c_solicited, 0 },
 	{ "RD-8 RES-1", "max_rd_atomic READs outstanding, the next after a completion", c_rd_limit, CF_MANUAL },
