@@ -837,6 +837,10 @@ static void c_msg_mismatch(struct cx *cx)
 	h.flags = METAROCE_F_FIRST;
 	h.msg.length = 2048;
 	cx_send(cx, &h, d, 1024);
+	/* at a rhythm PSN (psn % 32 == 31) the first packet is acknowledged */
+	cx_pump(cx, 20);
+	while (cx_wait(cx, METAROCE_OP_ACK, 0))
+		;
 	cx_snap(cx);
 	cx_req(cx, &h, METAROCE_OP_SEND, cx->psn + 1);
 	h.flags = METAROCE_F_LAST | METAROCE_F_ACK_REQ;
