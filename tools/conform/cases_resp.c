@@ -1168,7 +1168,38 @@ static void c_send_inv_fences_full(struct cx *cx)
 		      a->h.ack.cum_psn, (unsigned long long)a->h.ack.sack[0], p);
 }
 
+/*
+ * A sender that falls silent gets a CREDIT: psn the receive window base,
+ * token 0, a grant from the base within the target's window
+ */
+static void c_credit_idle(struct cx *cx)
+{
+	struct mro_hdr h;
+	struct pkt *a, *c;
+
+	fill_pat(11);
+	wr_hdr(cx, &h, cx->psn, 0, 64, 64, true);
+	cx_send(cx, &h, pat, 64);
+	a = ack_of(cx, &h, 1000);
+	CHECK(cx, a != NULL, "no ACK to a WRITE");
+	if (!a)
+		return;
+	c = cx_wait(cx, METAROCE_OP_CREDIT, 1000);
+	CHECK(cx, c != NULL, "no CREDIT within 1 s of the sender falling silent");
+	if (!c)
+		return;
+	cx_note(cx, "CREDIT %llu us after the ACK, grant %u PSNs",
+		(unsigned long long)(c->t_us - a->t_us),
+		c->h.ctrl.credit_psn - c->h.psn);
+	CHECK(cx, c->h.psn == cx->psn + 1 && c->h.ctrl.token == 0,
+	      "CREDIT psn %u token %u, want the base %u and 0", c->h.psn,
+	      c->h.ctrl.token, cx->psn + 1);
+	CHECK(cx, c->h.ctrl.credit_psn - c->h.psn <= 16384,
+	      "grant %u PSNs past the base", c->h.ctrl.credit_psn - c->h.psn);
+}
+
 const struct ccase cases_resp[] = {
+	{ "CTRL-5", "a silent sender gets a CREDIT at the receive base", c_credit_idle, 0 },
 	{ "ORD-3", "a SEND_INV finding the 16 key fences in use waits", c_send_inv_fences_full, 0 },
 	{ "MSG-9 ORD-1 ORD-2 ORD-4 ORD-5", "SEND_INV's key fence: later WRITEs wait, a failed invalidation ends the QP", c_send_inv_fence, 0 },
 	{ "RES-3", "READ_REQs ahead over max_dest_rd_atomic: the extra one dropped", c_rd_ahead_limit, CF_MANUAL },

@@ -528,6 +528,7 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 	cx->cfg.paths = o->paths ? o->paths : 4;
 	cx->cfg.window = o->window ? o->window : 512;
 	cx->cfg.ack_every = o->ack_every;
+	cx->cfg.credit_idle_us = 0;	/* the tester's CREDITs are by hand */
 	if (o->ud) {
 		cx->cfg.ud = true;
 		cx->cfg.paths = 1;

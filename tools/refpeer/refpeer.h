@@ -63,6 +63,8 @@ struct rp_cfg {
 	u8 max_rd_atomic;
 	u8 retry_cnt;			/* RTO expirations before giving up (7) */
 	u32 rto_min_us;			/* margin over srtt (5000) */
+	/* a responder's CREDIT after a sender's silence (2000); 0: none */
+	u32 credit_idle_us;
 	/* loss and reordering of this end's own outgoing packets */
 	double drop;			/* probability 0..1 */
 	double reorder;			/* probability 0..1 */

@@ -89,6 +89,7 @@ void rp_cfg_default(struct rp_cfg *cfg)
 	cfg->timeout = 14;
 	cfg->retry_cnt = 7;
 	cfg->rto_min_us = 5000;
+	cfg->credit_idle_us = 2000;
 	cfg->max_dest_rd_atomic = RP_MAX_PENDING;
 	cfg->max_rd_atomic = 16;
 }
@@ -859,6 +860,8 @@ static u64 next_deadline(struct rp_ep *ep)
 		d = ep->hello_due_us;
 	if (ep->rnr_until && ep->rnr_until < d)
 		d = ep->rnr_until;
+	if (ep->credit_due_us && ep->credit_due_us < d)
+		d = ep->credit_due_us;
 	for (i = 0; i < ep->nheld; i++)
 		if (ep->held[i].due_us < d)
 			d = ep->held[i].due_us;
@@ -873,6 +876,8 @@ static void run_due(struct rp_ep *ep)
 	rp_hello_timer(ep, now);
 	if (ep->connected && !ep->cfg.ud)
 		rp_req_timer(ep, now);
+	if (ep->connected && !ep->cfg.ud && !ep->dead)
+		rp_resp_timer(ep, now);
 }
 
 int rp_poll(struct rp_ep *ep, int timeout_ms)

@@ -226,6 +226,7 @@ struct rp_ep {
 
 	struct rp_stats st;
 	u8 txbuf[RP_MAX_PKT];
+	u64 credit_due_us;	/* CREDIT to send when the sender stays silent */
 	u8 rxbuf[RP_MAX_PKT];
 	/* a sealed datagram as it arrived, for the rx hook (rp_rx_raw()) */
 	u8 rxraw[RP_MAX_PKT];
@@ -249,6 +250,7 @@ int rp_xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 void rp_req_push(struct rp_ep *ep);
 void rp_req_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload);
 void rp_req_timer(struct rp_ep *ep, u64 now);
+void rp_resp_timer(struct rp_ep *ep, u64 now);
 void rp_req_apply_cum(struct rp_ep *ep, u32 cum);
 
 /* rp_resp.c: the responder side */

@@ -571,6 +571,8 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 	}
 	if (h->flags & METAROCE_F_ACK_PIGGY)
 		rp_req_apply_cum(ep, h->ack_psn);
+	if (ep->cfg.credit_idle_us)
+		ep->credit_due_us = rp_now_us() + ep->cfg.credit_idle_us;
 	if (d < 0 || bit_get(ep, h->psn)) {
 		ep->st.rx_duplicate++;
 		if (h->opcode == METAROCE_OP_READ_REQ)
@@ -666,4 +668,23 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 		ack = true;
 	if (ack)
 		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
+}
+
+/*
+ * CTRL-5: the sender fell silent for one credit interval: a CREDIT with
+ * the receive window base and a grant of the whole window, once
+ */
+void rp_resp_timer(struct rp_ep *ep, u64 now)
+{
+	struct mro_hdr h;
+
+	if (!ep->credit_due_us || now < ep->credit_due_us)
+		return;
+	ep->credit_due_us = 0;
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_CREDIT;
+	h.psn = ep->rcv_base;
+	h.ctrl.token = 0;
+	h.ctrl.credit_psn = ep->rcv_base + ep->cfg.window;
+	rp_xmit(ep, &h, NULL, 0, 0);
 }
