@@ -441,7 +441,52 @@ static void c_sack_progress(struct cx *cx)
 	      "the ACK of both did not complete them");
 }
 
+/*
+ * The timer restarts when the oldest PSN advances: A and B out, A
+ * acknowledged 40 ms later (an RTT sample of 40 ms or more); B is neither
+ * probed nor resent within 60 ms of that ACK (the timer armed for A, at
+ * 67 ms from its send, is gone), and resent later
+ */
+static void c_rto_restart(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=14" };
+	struct pkt *a, *b, *r;
+	unsigned int i, early = 0;
+	u64 t_ack, end;
+
+	if (cx_setup(cx, &o))
+		return;
+	a = post_send(cx, 71, cx->tpsn);
+	b = a ? post_send(cx, 72, cx->tpsn + 1) : NULL;
+	if (!b)
+		return;
+	while (cx_now_us() < a->t_us + 40000)
+		cx_pump(cx, 2);
+	t_ack = cx_now_us();
+	cx_ack(cx, a, METAROCE_SYN_ACK, a->h.psn + 1, 0, 0);
+	end = t_ack + 3000000;
+	r = NULL;
+	while (!r && cx_now_us() < end) {
+		cx_pump(cx, 5);
+		r = nth_of(cx, 0, METAROCE_OP_SEND, b->h.psn, 1);
+	}
+	CHECK(cx, r != NULL, "B was not resent within 3 s");
+	for (i = 0; i < cx->nq; i++) {
+		struct pkt *p = &cx->q[i];
+
+		if (p->t_us < t_ack || p->t_us >= t_ack + 60000)
+			continue;
+		early += p->h.opcode == METAROCE_OP_PROBE ||
+			 (p->h.opcode == METAROCE_OP_SEND &&
+			  (p->h.flags & METAROCE_F_RETX));
+	}
+	CHECK(cx, early == 0,
+	      "%u PROBE(s) or resend(s) within 60 ms of the ACK that advanced the oldest PSN: the timer was not restarted",
+	      early);
+}
+
 const struct ccase cases_timer[] = {
+	{ "RTO-2", "the timer restarts when the oldest PSN advances", c_rto_restart, CF_MANUAL },
 	{ "RTO-11 RTO-9", "retry_cnt 7: seven resends, then RETRY_EXC_ERR", c_retry_seven, CF_MANUAL },
 	{ "RTO-10", "progress by SACK alone resets the retry count", c_sack_progress, CF_MANUAL },
 	{ "NEG-8", "a lossless exchange: three HELLOs, the last asks nothing", c_hello_count, CF_MANUAL },

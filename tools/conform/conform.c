@@ -613,6 +613,7 @@ static const struct { const char *id, *why; } unobservable[] = {
 	{ "ORD-9", "verbs: local operations in the send queue" },
 	{ "ORD-10", "verbs: the local invalidate fence" },
 	{ "PROT-1", "device attribute: when a connection takes mode and keys" },
+	{ "PROT-4", "a QP connected to itself: no tester in that connection" },
 	{ "PROT-11", "2^64 transmissions" },
 	{ NULL, NULL },
 };
