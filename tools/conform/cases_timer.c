@@ -443,9 +443,10 @@ static void c_sack_progress(struct cx *cx)
 
 /*
  * The timer restarts when the oldest PSN advances: A and B out, A
- * acknowledged 40 ms later (an RTT sample of 40 ms or more); B is neither
- * probed nor resent within 60 ms of that ACK (the timer armed for A, at
- * 67 ms from its send, is gone), and resent later
+ * acknowledged 40 ms later (an RTT sample of 40 ms or more, so an RTO of
+ * 120 ms or more); B is not resent within 60 ms of that ACK (the timer
+ * armed for A, at 67 ms from its send, is gone), but later (a tail-loss
+ * probe may come first)
  */
 static void c_rto_restart(struct cx *cx)
 {
@@ -476,16 +477,53 @@ static void c_rto_restart(struct cx *cx)
 
 		if (p->t_us < t_ack || p->t_us >= t_ack + 60000)
 			continue;
-		early += p->h.opcode == METAROCE_OP_PROBE ||
-			 (p->h.opcode == METAROCE_OP_SEND &&
-			  (p->h.flags & METAROCE_F_RETX));
+		early += p->h.opcode == METAROCE_OP_SEND &&
+			 (p->h.flags & METAROCE_F_RETX);
 	}
 	CHECK(cx, early == 0,
-	      "%u PROBE(s) or resend(s) within 60 ms of the ACK that advanced the oldest PSN: the timer was not restarted",
+	      "%u resend(s) within 60 ms of the ACK that advanced the oldest PSN: the timer was not restarted",
 	      early);
 }
 
+/*
+ * An echo older than 10 s gives no RTT sample: A acknowledged at once
+ * with a ts_echo 11 s old; had it been taken, the RTO would be 2 s (the
+ * cap); B is resent at the IB timeout's RTO (67 ms) instead
+ */
+static void c_old_echo(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=14" };
+	struct pkt *a, *b, *r;
+	struct mro_hdr h;
+	u64 t_ack;
+
+	if (cx_setup(cx, &o))
+		return;
+	a = post_send(cx, 81, cx->tpsn);
+	b = a ? post_send(cx, 82, cx->tpsn + 1) : NULL;
+	if (!b)
+		return;
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_ACK;
+	h.ack.syndrome = METAROCE_SYN_ACK;
+	h.ack.cum_psn = a->h.psn + 1;
+	h.ack.credit_psn = a->h.psn + 1 + cx->cfg.window;
+	h.ack.sack_bits = METAROCE_SACK_BITS;
+	h.ack.ts_echo = a->h.tsval - 11000000;
+	h.ack.echo_path = a->h.path;
+	h.ack.echo_seq = a->h.path_seq;
+	t_ack = cx_now_us();
+	rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+	r = await(cx, 0, METAROCE_OP_SEND, b->h.psn, 1, 3000);
+	CHECK(cx, r != NULL, "B was not resent within 3 s");
+	if (r)
+		CHECK(cx, r->t_us - t_ack < 1000000,
+		      "B resent %llu us after the ACK: its 11 s old echo was taken as an RTT sample",
+		      (unsigned long long)(r->t_us - t_ack));
+}
+
 const struct ccase cases_timer[] = {
+	{ "ACK-21", "an echo older than 10 s gives no RTT sample", c_old_echo, CF_MANUAL },
 	{ "RTO-2", "the timer restarts when the oldest PSN advances", c_rto_restart, CF_MANUAL },
 	{ "RTO-11 RTO-9", "retry_cnt 7: seven resends, then RETRY_EXC_ERR", c_retry_seven, CF_MANUAL },
 	{ "RTO-10", "progress by SACK alone resets the retry count", c_sack_progress, CF_MANUAL },
