@@ -522,7 +522,51 @@ static void c_old_echo(struct cx *cx)
 		      (unsigned long long)(r->t_us - t_ack));
 }
 
+/*
+ * The IB timeout does not cap the RTO: IB timeout 8 (1 ms), an RTT
+ * sample of 60 ms or more (A acknowledged 60 ms after it left, echoing
+ * its first transmission); B, still out, is not resent from 15 ms (the
+ * target has taken the ACK by then) to 120 ms after that ACK (the RTO is
+ * now 180 ms or more), but later
+ */
+static void c_rto_not_capped(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=8 retry=7" };
+	struct pkt *a, *b, *r;
+	unsigned int i, early = 0;
+	u64 t_ack;
+
+	if (cx_setup(cx, &o))
+		return;
+	a = post_send(cx, 91, cx->tpsn);
+	b = a ? post_send(cx, 92, cx->tpsn + 1) : NULL;
+	if (!b)
+		return;
+	while (cx_now_us() < a->t_us + 60000)
+		cx_pump(cx, 2);
+	t_ack = cx_now_us();
+	cx_ack(cx, a, METAROCE_SYN_ACK, a->h.psn + 1, 0, 0);
+	r = NULL;
+	while (!r && cx_now_us() < t_ack + 3000000) {
+		cx_pump(cx, 5);
+		for (i = 0; i < cx->nq && !r; i++)
+			if (cx->q[i].h.opcode == METAROCE_OP_SEND &&
+			    cx->q[i].h.psn == b->h.psn && cx->q[i].t_us > t_ack)
+				r = &cx->q[i];
+	}
+	CHECK(cx, r != NULL, "B was not resent within 3 s of the ACK");
+	for (i = 0; i < cx->nq; i++)
+		early += cx->q[i].h.opcode == METAROCE_OP_SEND &&
+			 cx->q[i].h.psn == b->h.psn &&
+			 cx->q[i].t_us > t_ack + 15000 &&
+			 cx->q[i].t_us < t_ack + 120000;
+	CHECK(cx, early == 0,
+	      "B resent %u time(s) 15 to 120 ms after an ACK that gave a 60 ms RTT sample: the RTO follows the 1 ms IB timeout",
+	      early);
+}
+
 const struct ccase cases_timer[] = {
+	{ "RTO-5", "the IB timeout does not cap the RTO", c_rto_not_capped, CF_MANUAL },
 	{ "ACK-21", "an echo older than 10 s gives no RTT sample", c_old_echo, CF_MANUAL },
 	{ "RTO-2", "the timer restarts when the oldest PSN advances", c_rto_restart, CF_MANUAL },
 	{ "RTO-11 RTO-9", "retry_cnt 7: seven resends, then RETRY_EXC_ERR", c_retry_seven, CF_MANUAL },
