@@ -604,6 +604,8 @@ static const struct { const char *id, *why; } unobservable[] = {
 	{ "UDP-4", "routing: the flow key of route lookups" },
 	{ "UDP-6", "UDP checksum: the tester's socket never shows it" },
 	{ "PSN-3", "verbs: ib_query_qp reports" },
+	{ "ACK-19", "internal: when the congestion control reads an ACK" },
+	{ "ACK-26", "internal: which responses give the congestion control a sample" },
 	{ "LOSS-5", "timing: the resend guard, one srtt, needs RTT control" },
 	{ "LOSS-6", "internal: which PSNs the per-path rule scans" },
 	{ "LOSS-9", "internal: the adaptive reordering steps" },
