@@ -747,7 +747,75 @@ static void c_black_hole(struct cx *cx)
 	      nwrong, hole);
 }
 
+/* one READ response */
+static void read_resp(struct cx *cx, const struct pkt *q, u32 k, u32 off,
+		      const u8 *data, u32 len, bool last)
+{
+	struct mro_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_READ_RESP;
+	h.psn = q->h.psn + k;
+	h.flags = (off ? 0 : METAROCE_F_FIRST) | (last ? METAROCE_F_LAST : 0);
+	h.rresp.offset = off;
+	h.rresp.ts_echo = q->h.tsval;
+	cx->slot = q->h.path < cx->cfg.paths ? q->h.path : 0;
+	cx_send(cx, &h, data, len);
+}
+
+/*
+ * A READ's response slot counts as a transmission of its READ_REQ: the
+ * tester answers every segment but the second; the target resends a
+ * one-segment READ_REQ for it (the others arrived), and the READ completes
+ */
+static void c_read_slot_lost(struct cx *cx)
+{
+	struct pkt *q, *r;
+	struct twc wc[2];
+	u32 seg, n, k, len = 4096;
+	u8 got[4096];
+	u64 end;
+
+	for (k = 0; k < len; k++)
+		pat[k] = (u8)(k * 5 + 1);
+	CHECK(cx, !cx_agent(cx, "READ wr=131 off=8192 len=%u va=%llu rkey=%u",
+			    len, TVA, TRKEY), "post READ");
+	q = next_of(cx, METAROCE_OP_READ_REQ, 1000);
+	CHECK(cx, q != NULL, "no READ_REQ");
+	if (!q)
+		return;
+	seg = q->h.msg.imm;
+	if (seg < 256 || seg > 2048) {
+		cx_fail(cx, __LINE__, "segment size %u", seg);
+		return;
+	}
+	n = (len + seg - 1) / seg;
+	for (k = 0; k < n; k++)
+		if (k != 1)
+			read_resp(cx, q, k, k * seg, pat + k * seg,
+				  k == n - 1 ? len - k * seg : seg, k == n - 1);
+	end = cx_now_us() + 3000000;
+	r = NULL;
+	while (!r && cx_now_us() < end)
+		r = next_of(cx, METAROCE_OP_READ_REQ, 20);
+	CHECK(cx, r != NULL, "no READ_REQ for the missing response in 3 s");
+	if (!r)
+		return;
+	CHECK(cx, r->h.psn == q->h.psn + 1 && r->h.msg.offset == seg &&
+	      r->h.msg.length == seg && r->h.msg.imm == seg &&
+	      (r->h.flags & METAROCE_F_RETX),
+	      "resent READ_REQ psn %u offset %u length %u imm %u flags %#x, want %u %u %u %u and RETX",
+	      r->h.psn, r->h.msg.offset, r->h.msg.length, r->h.msg.imm,
+	      r->h.flags, q->h.psn + 1, seg, seg, seg);
+	read_resp(cx, r, 0, seg, pat + seg, seg, true);
+	CHECK(cx, wcs(cx, 1000, wc, 2) == 1 && wc[0].wr == 131 &&
+	      !strcmp(wc[0].status, "success"), "the READ did not complete");
+	CHECK(cx, !cx_mem(cx, 8192, len, got) && !memcmp(got, pat, len),
+	      "the READ's bytes are not in the buffer");
+}
+
 const struct ccase cases_req[] = {
+	{ "LOSS-4", "a lost READ response: one-segment READ_REQ resent for it", c_read_slot_lost, 0 },
 	{ "LOSS-10 PATH-10", "a black-holed slot: its PSNs resent on other slots, no error", c_black_hole, 0 },
 	{ "ACK-8", "rhythm PSNs on the path slots in turn", c_rhythm_paths, 0 },
 	{ "FLAG-4", "SOLICITED on the last packet of a solicited SEND only", c_solicited, 0 },
