@@ -408,10 +408,18 @@ static void c_retry_exceeded(struct cx *cx)
 	      n ? wc[0].status : "none");
 	cx_state(cx, st, sizeof(st));
 	CHECK(cx, !strcmp(st, "ERR"), "QP state %s after its retries ran out", st);
-	/* it was sent, and resent once per retry at least: read them first */
-	cx_pump(cx, 50);
-	for (k = 0, n = 0; k < (int)cx->nq; k++)
-		n += cx->q[k].h.opcode == METAROCE_OP_SEND;
+	/*
+	 * it was sent, and resent once per retry at least; what left before
+	 * the completion may not have been read yet
+	 */
+	end = cx_now_us() + 1000000;
+	for (;;) {
+		for (k = 0, n = 0; k < (int)cx->nq; k++)
+			n += cx->q[k].h.opcode == METAROCE_OP_SEND;
+		if (n >= 2 || cx_now_us() >= end)
+			break;
+		cx_pump(cx, 10);
+	}
 	CHECK(cx, n >= 2, "the SEND left %d times, want 2 or more with retry_cnt 1",
 	      n);
 }
