@@ -330,7 +330,72 @@ static void c_unkeyed(struct cx *cx)
 	      "the sealed packet was not taken once the target had our HELLO");
 }
 
+/*
+ * The target's transmission counter: from 0 with its key, one value per
+ * transmission, a retransmission's included; with encrypt the payload
+ * on the wire is not the plaintext, with auth it is
+ */
+static void c_seal_ctr(struct cx *cx)
+{
+	static u8 data[3000];
+	u64 seen[64], end;
+	unsigned int i, j, n = 0, retx = 0, payl = 0, clear = 0;
+	struct pkt *p, *last = NULL;
+	bool enc = cx->g->prot == METAROCE_PROT_ENCRYPT;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (u8)(i * 7 + 3);
+	cx_setmem(cx, 0, data, sizeof(data));
+	CHECK(cx, !cx_agent(cx, "SEND wr=5 off=0 len=3000"), "post SEND");
+	end = cx_now_us() + 3000000;
+	while (!retx && cx_now_us() < end) {
+		p = cx_wait(cx, METAROCE_OP_SEND, 20);
+		if (!p)
+			continue;
+		last = p;
+		retx += !!(p->h.flags & METAROCE_F_RETX);
+	}
+	CHECK(cx, retx > 0, "no retransmission of an unanswered SEND in 3 s");
+	if (last)
+		cx_ack(cx, last, METAROCE_SYN_ACK, last->h.psn + 1, 0, 0);
+	cx_pump(cx, 30);
+	for (i = 0; i < cx->nq; i++) {
+		p = &cx->q[i];
+		if (p->h.opcode == METAROCE_OP_HELLO)
+			continue;
+		CHECK(cx, p->sealed, "opcode %#x from the target not sealed",
+		      p->h.opcode);
+		if (!p->sealed || n == 64)
+			continue;
+		seen[n++] = p->seal_ctr;
+		if (p->h.opcode == METAROCE_OP_SEND && p->h.payload_len) {
+			payl++;
+			clear += p->clear_payload;
+		}
+	}
+	CHECK(cx, n >= 4, "%u sealed packets from the target", n);
+	/* the counters are 0 .. n-1, each once, in whatever order they came */
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n && seen[j] != i; j++)
+			;
+		CHECK(cx, j < n, "no packet with counter %u among the first %u sealed ones",
+		      i, n);
+		for (j = i + 1; j < n; j++)
+			CHECK(cx, seen[i] != seen[j],
+			      "two transmissions with counter %llu",
+			      (unsigned long long)seen[i]);
+	}
+	CHECK(cx, payl >= 3, "%u SEND packets with a payload", payl);
+	if (enc)
+		CHECK(cx, clear == 0, "%u of %u SEND payloads in the clear under encrypt",
+		      clear, payl);
+	else
+		CHECK(cx, clear == payl, "%u of %u SEND payloads altered under auth",
+		      payl - clear, payl);
+}
+
 const struct ccase cases_neg[] = {
+	{ "PROT-6 PROT-8 PROT-9", "transmission counter from 0, resends included; payload encrypted or not", c_seal_ctr, CF_PROT },
 	{ "NEG-10 PROT-13", "protected: HELLO repeated until ours; unkeyed packet dropped", c_unkeyed, CF_MANUAL | CF_PROT },
 	{ "HELLO-1 HELLO-2 HELLO-3 NEG-1 PROT-17 FLAG-6", "the target's HELLO", c_hello, CF_MANUAL },
 	{ "HELLO-1 HELLO-2 HELLO-3 NEG-1 PROT-17", "the target's HELLO, protected", c_hello, CF_MANUAL | CF_PROT },

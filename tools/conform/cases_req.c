@@ -520,7 +520,315 @@ static void c_rto_copies(struct cx *cx)
 		      (unsigned long long)(start[k - 1] - start[k - 2]));
 }
 
+/*
+ * The payload per packet of an RC SEND: the path MTU (1024, set by the
+ * agent), or with mtu_fill what the link leaves, below twice the path
+ * MTU and a multiple of 8; every packet but the last carries as much
+ */
+static void c_payload_mtu(struct cx *cx)
+{
+	struct pkt *l = req_send(cx, 4000);
+	u32 mtu = 0;
+	unsigned int i;
+
+	if (!l)
+		return;
+	for (i = 0; i < cx->nq; i++) {
+		struct pkt *p = &cx->q[i];
+
+		if (p->h.opcode != METAROCE_OP_SEND || p == l)
+			continue;
+		if (!mtu)
+			mtu = p->h.payload_len;
+		CHECK(cx, p->h.payload_len == mtu,
+		      "packet at offset %u carries %u bytes, the first %u",
+		      p->h.msg.offset, p->h.payload_len, mtu);
+	}
+	cx_note(cx, "%u bytes per packet", mtu);
+	CHECK(cx, mtu == 1024 || (mtu > 1024 && mtu < 2048 && !(mtu % 8)),
+	      "%u bytes per packet at path MTU 1024: want 1024, or a multiple of 8 below 2048",
+	      mtu);
+	CHECK(cx, l->h.payload_len <= mtu && l->h.payload_len ==
+	      4000 - l->h.msg.offset, "last packet %u bytes at offset %u",
+	      l->h.payload_len, l->h.msg.offset);
+}
+
+/*
+ * max_rd_atomic 2: of three READs posted, two READ_REQs go out; the
+ * third waits until a READ completes
+ */
+static void c_rd_limit(struct cx *cx)
+{
+	struct cx_opts o = { .create = "rd_atom=2" };
+	struct pkt *q[3] = { NULL }, *p;
+	struct mro_hdr h;
+	struct twc wc[4];
+	unsigned int k, n = 0;
+
+	if (cx_setup(cx, &o))
+		return;
+	for (k = 0; k < 3; k++)
+		CHECK(cx, !cx_agent(cx, "READ wr=%u off=%u len=256 va=%llu rkey=%u",
+				    81 + k, 4096 + 256 * k, TVA + 256 * k, TRKEY),
+		      "post READ %u", k);
+	while (n < 3 && (p = next_of(cx, METAROCE_OP_READ_REQ, 300)))
+		if (!(p->h.flags & METAROCE_F_RETX))
+			q[n++] = p;
+	CHECK(cx, n == 2, "%u READ_REQs out with max_rd_atomic 2, want 2", n);
+	if (n != 2)
+		return;
+	/* answer the first READ: the third may go now */
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_READ_RESP;
+	h.psn = q[0]->h.psn;
+	h.flags = METAROCE_F_FIRST | METAROCE_F_LAST;
+	h.rresp.ts_echo = q[0]->h.tsval;
+	cx->slot = q[0]->h.path < cx->cfg.paths ? q[0]->h.path : 0;
+	cx_send(cx, &h, pat, 256);
+	CHECK(cx, wcs(cx, 1000, wc, 4) >= 1 && wc[0].wr == 81 &&
+	      !strcmp(wc[0].status, "success"), "the first READ did not complete");
+	while ((p = next_of(cx, METAROCE_OP_READ_REQ, 1000)) &&
+	       (p->h.flags & METAROCE_F_RETX))
+		;
+	CHECK(cx, p && p->h.msg.va == TVA + 512,
+	      "the third READ_REQ did not follow the first READ's completion");
+}
+
+/* SOLICITED on the last packet of a SEND posted with it, on no other */
+static void c_solicited(struct cx *cx)
+{
+	struct pkt *p;
+	unsigned int k, n = 0;
+
+	for (k = 0; k < 2; k++) {
+		CHECK(cx, !cx_agent(cx, "SEND wr=%u off=0 len=2500%s", 101 + k,
+				    k ? "" : " se=1"), "post SEND");
+		do {
+			p = next_of(cx, METAROCE_OP_SEND, 1000);
+			if (!p)
+				break;
+			n++;
+			if (k == 0 && (p->h.flags & METAROCE_F_LAST))
+				CHECK(cx, p->h.flags & METAROCE_F_SOLICITED,
+				      "the last packet of a solicited SEND: flags %#x",
+				      p->h.flags);
+			else
+				CHECK(cx, !(p->h.flags & METAROCE_F_SOLICITED),
+				      "SOLICITED on %s packet at offset %u",
+				      k ? "an unsolicited SEND's" : "a non-last",
+				      p->h.msg.offset);
+			if (p->h.flags & METAROCE_F_LAST)
+				cx_ack(cx, p, METAROCE_SYN_ACK, p->h.psn + 1, 0, 0);
+		} while (!(p->h.flags & METAROCE_F_LAST));
+		CHECK(cx, p != NULL, "SEND %u incomplete on the wire", k);
+		if (!p)
+			return;
+	}
+	CHECK(cx, n >= 4, "%u packets for two SENDs of 2500 bytes", n);
+}
+
+/*
+ * The rhythm's PSNs (psn % 32 == 31) leave on the active path slots in
+ * turn: three WRITEs of 60000 bytes, acknowledged as they go; no two of
+ * the first (up to 8) rhythm PSNs on the same slot (a round robin over 8
+ * slots would put every 32nd PSN on one)
+ */
+static void c_rhythm_paths(struct cx *cx)
+{
+	static bool got[1024];
+	unsigned int nr = 0, lasts = 0, i, j;
+	u32 first = cx->tpsn, cum = first;
+	u16 rpath[8];
+	struct pkt *p;
+	u64 end;
+
+	memset(got, 0, sizeof(got));
+	for (i = 0; i < 3; i++)
+		CHECK(cx, !cx_agent(cx, "WRITE wr=%u off=0 len=60000 va=%llu rkey=%u",
+				    111 + i, TVA, TRKEY), "post WRITE");
+	end = cx_now_us() + 5000000;
+	while (lasts < 3 && cx_now_us() < end) {
+		p = next_of(cx, METAROCE_OP_WRITE, 20);
+		if (!p || p->h.psn - first >= 1024)
+			continue;
+		if (!(p->h.flags & METAROCE_F_RETX)) {
+			if (p->h.psn % 32 == 31 && nr < 8)
+				rpath[nr++] = p->h.path;
+			lasts += !!(p->h.flags & METAROCE_F_LAST);
+		}
+		got[p->h.psn - first] = true;
+		while (cum - first < 1024 && got[cum - first])
+			cum++;
+		if ((p->h.flags & METAROCE_F_ACK_REQ) || p->h.psn % 32 == 31)
+			cx_ack(cx, p, METAROCE_SYN_ACK, cum, 0, 0);
+	}
+	CHECK(cx, lasts == 3, "%u of 3 WRITEs on the wire in 5 s", lasts);
+	cx_note(cx, "%u rhythm PSNs, first on path %u", nr, nr ? rpath[0] : 0);
+	CHECK(cx, nr >= 3, "%u rhythm PSNs in three WRITEs of 60000 bytes", nr);
+	for (i = 1; i < nr; i++)
+		for (j = 0; j < i; j++)
+			CHECK(cx, rpath[i] != rpath[j],
+			      "rhythm PSNs %u and %u of the WRITEs both on path %u",
+			      j + 1, i + 1, rpath[i]);
+}
+
+/*
+ * One path slot black-holed: the tester drops every packet that arrives
+ * on the slot of the WRITEs' first packet and acknowledges the others
+ * (cumulative and SACK).  Every PSN lost there is resent first on
+ * another slot, and the WRITEs complete: the QP sees no error.
+ */
+static void c_black_hole(struct cx *cx)
+{
+	static bool got[1024], lost[1024], resent[1024];
+	u32 first = cx->tpsn, cum = first, d;
+	unsigned int ndone = 0, nlost = 0, nwrong = 0, i, k;
+	struct mro_hdr h;
+	struct twc wc[4];
+	int hole = -1, n;
+	struct pkt *p;
+	u64 end, poll_at = 0;
+
+	memset(got, 0, sizeof(got));
+	memset(lost, 0, sizeof(lost));
+	memset(resent, 0, sizeof(resent));
+	for (i = 0; i < 3; i++)
+		CHECK(cx, !cx_agent(cx, "WRITE wr=%u off=0 len=60000 va=%llu rkey=%u",
+				    121 + i, TVA, TRKEY), "post WRITE");
+	end = cx_now_us() + 10000000;
+	while (ndone < 3 && cx_now_us() < end) {
+		p = next_of(cx, METAROCE_OP_WRITE, 10);
+		if (p && (d = p->h.psn - first) < 1024) {
+			if (hole < 0)
+				hole = p->h.path;
+			if (lost[d] && !resent[d] &&
+			    (p->h.flags & METAROCE_F_RETX)) {
+				resent[d] = true;
+				nwrong += p->h.path == hole;
+			}
+			if (p->h.path == hole) {
+				if (!got[d] && !lost[d]) {
+					lost[d] = true;
+					nlost++;
+				}
+				continue;
+			}
+			got[d] = true;
+			while (cum - first < 1024 && got[cum - first])
+				cum++;
+			memset(&h, 0, sizeof(h));
+			h.opcode = METAROCE_OP_ACK;
+			h.ack.syndrome = METAROCE_SYN_ACK;
+			h.ack.cum_psn = cum;
+			h.ack.credit_psn = cum + cx->cfg.window;
+			h.ack.sack_bits = METAROCE_SACK_BITS;
+			for (k = 0; k < METAROCE_SACK_BITS; k++)
+				if (cum - first + 1 + k < 1024 &&
+				    got[cum - first + 1 + k])
+					h.ack.sack[k / 64] |= 1ULL << (k % 64);
+			h.ack.ts_echo = p->h.tsval;
+			h.ack.echo_path = p->h.path;
+			h.ack.echo_seq = p->h.path_seq;
+			rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+		}
+		if (cx_now_us() >= poll_at) {
+			n = cx_wc(cx, 0, wc, 4);
+			for (k = 0; k < (unsigned int)(n > 0 ? n : 0); k++) {
+				CHECK(cx, !strcmp(wc[k].status, "success"),
+				      "WRITE %llu completed %s",
+				      (unsigned long long)wc[k].wr, wc[k].status);
+				ndone++;
+			}
+			poll_at = cx_now_us() + 50000;
+		}
+	}
+	cx_note(cx, "slot %d black-holed: %u PSNs lost there, %u PSNs in all",
+		hole, nlost, cum - first);
+	CHECK(cx, ndone == 3, "%u of 3 WRITEs completed in 10 s with one slot black-holed",
+	      ndone);
+	CHECK(cx, nlost >= 1, "no PSN went out on slot %d after the first", hole);
+	for (i = 0, k = 0; i < 1024; i++)
+		k += lost[i] && !resent[i];
+	CHECK(cx, k == 0, "%u PSNs lost on the black hole were never resent", k);
+	CHECK(cx, nwrong == 0,
+	      "%u PSNs lost on slot %d were first resent on that slot again",
+	      nwrong, hole);
+}
+
+/* one READ response */
+static void read_resp(struct cx *cx, const struct pkt *q, u32 k, u32 off,
+		      const u8 *data, u32 len, bool last)
+{
+	struct mro_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_READ_RESP;
+	h.psn = q->h.psn + k;
+	h.flags = (off ? 0 : METAROCE_F_FIRST) | (last ? METAROCE_F_LAST : 0);
+	h.rresp.offset = off;
+	h.rresp.ts_echo = q->h.tsval;
+	cx->slot = q->h.path < cx->cfg.paths ? q->h.path : 0;
+	cx_send(cx, &h, data, len);
+}
+
+/*
+ * A READ's response slot counts as a transmission of its READ_REQ: the
+ * tester answers every segment but the second; the target resends a
+ * one-segment READ_REQ for it (the others arrived), and the READ completes
+ */
+static void c_read_slot_lost(struct cx *cx)
+{
+	struct pkt *q, *r;
+	struct twc wc[2];
+	u32 seg, n, k, len = 4096;
+	u8 got[4096];
+	u64 end;
+
+	for (k = 0; k < len; k++)
+		pat[k] = (u8)(k * 5 + 1);
+	CHECK(cx, !cx_agent(cx, "READ wr=131 off=8192 len=%u va=%llu rkey=%u",
+			    len, TVA, TRKEY), "post READ");
+	q = next_of(cx, METAROCE_OP_READ_REQ, 1000);
+	CHECK(cx, q != NULL, "no READ_REQ");
+	if (!q)
+		return;
+	seg = q->h.msg.imm;
+	if (seg < 256 || seg > 2048) {
+		cx_fail(cx, __LINE__, "segment size %u", seg);
+		return;
+	}
+	n = (len + seg - 1) / seg;
+	for (k = 0; k < n; k++)
+		if (k != 1)
+			read_resp(cx, q, k, k * seg, pat + k * seg,
+				  k == n - 1 ? len - k * seg : seg, k == n - 1);
+	end = cx_now_us() + 3000000;
+	r = NULL;
+	while (!r && cx_now_us() < end)
+		r = next_of(cx, METAROCE_OP_READ_REQ, 20);
+	CHECK(cx, r != NULL, "no READ_REQ for the missing response in 3 s");
+	if (!r)
+		return;
+	CHECK(cx, r->h.psn == q->h.psn + 1 && r->h.msg.offset == seg &&
+	      r->h.msg.length == seg && r->h.msg.imm == seg &&
+	      (r->h.flags & METAROCE_F_RETX),
+	      "resent READ_REQ psn %u offset %u length %u imm %u flags %#x, want %u %u %u %u and RETX",
+	      r->h.psn, r->h.msg.offset, r->h.msg.length, r->h.msg.imm,
+	      r->h.flags, q->h.psn + 1, seg, seg, seg);
+	read_resp(cx, r, 0, seg, pat + seg, seg, true);
+	CHECK(cx, wcs(cx, 1000, wc, 2) == 1 && wc[0].wr == 131 &&
+	      !strcmp(wc[0].status, "success"), "the READ did not complete");
+	CHECK(cx, !cx_mem(cx, 8192, len, got) && !memcmp(got, pat, len),
+	      "the READ's bytes are not in the buffer");
+}
+
 const struct ccase cases_req[] = {
+	{ "LOSS-4", "a lost READ response: one-segment READ_REQ resent for it", c_read_slot_lost, 0 },
+	{ "LOSS-10 PATH-10", "a black-holed slot: its PSNs resent on other slots, no error", c_black_hole, 0 },
+	{ "ACK-8", "rhythm PSNs on the path slots in turn", c_rhythm_paths, 0 },
+	{ "FLAG-4", "SOLICITED on the last packet of a solicited SEND only", c_solicited, 0 },
+	{ "RD-8 RES-1", "max_rd_atomic READs outstanding, the next after a completion", c_rd_limit, CF_MANUAL },
+	{ "PSN-6", "RC payload per packet: the path MTU or what the link leaves", c_payload_mtu, 0 },
 	{ "RTO-7 RTO-6", "unanswered PSN: backoff, copies on distinct paths", c_rto_copies, 0 },
 	{ "RTO-8", "an unanswered READ_REQ is resent, never copied", c_rto_read, 0 },
 	{ "RTO-9", "retries used up: RETRY_EXC_ERR and the QP in error", c_retry_exceeded, CF_MANUAL },

@@ -837,6 +837,10 @@ static void c_msg_mismatch(struct cx *cx)
 	h.flags = METAROCE_F_FIRST;
 	h.msg.length = 2048;
 	cx_send(cx, &h, d, 1024);
+	/* at a rhythm PSN (psn % 32 == 31) the first packet is acknowledged */
+	cx_pump(cx, 20);
+	while (cx_wait(cx, METAROCE_OP_ACK, 0))
+		;
 	cx_snap(cx);
 	cx_req(cx, &h, METAROCE_OP_SEND, cx->psn + 1);
 	h.flags = METAROCE_F_LAST | METAROCE_F_ACK_REQ;
@@ -1006,7 +1010,199 @@ static void c_new_port_probe(struct cx *cx)
 	      a ? a->sport : 0, s2);
 }
 
+/*
+ * max_dest_rd_atomic 2: three READ_REQs waiting behind a hole; the third
+ * is over the limit, dropped and counted, and taken when resent
+ */
+static void c_rd_ahead_limit(struct cx *cx)
+{
+	struct cx_opts o = { .create = "rd_atom=2" };
+	static u8 w[64];
+	struct mro_hdr h, q[3];
+	struct pkt *r, *a;
+	unsigned int k, got = 0;
+
+	if (cx_setup(cx, &o))
+		return;
+	cx_snap(cx);
+	for (k = 0; k < 3; k++) {
+		cx_req(cx, &q[k], METAROCE_OP_READ_REQ, cx->psn + 1 + k);
+		q[k].flags = METAROCE_F_FIRST | METAROCE_F_ACK_REQ;
+		q[k].msg.va = cx->va + 1024 + 64 * k;
+		q[k].msg.length = 64;
+		q[k].msg.imm = 256;
+		q[k].msg.rkey = cx->rkey;
+		cx_send(cx, &q[k], NULL, 0);
+	}
+	CHECK(cx, cx_quiet(cx, METAROCE_OP_READ_RESP, 40) == 0,
+	      "a READ_REQ ahead of its turn was answered at once");
+	CHECK_DELTA(cx, "rx_drop_error_ahead", 1);
+	memset(w, 0x5c, sizeof(w));
+	wr_hdr(cx, &h, cx->psn, 0, 64, 64, false);
+	h.msg.va = cx->va + 1024;
+	cx_send(cx, &h, w, 64);
+	while ((r = cx_wait(cx, METAROCE_OP_READ_RESP, 300))) {
+		CHECK(cx, r->h.psn == cx->psn + 1 + got,
+		      "READ response at PSN %u, want %u", r->h.psn,
+		      cx->psn + 1 + got);
+		got++;
+	}
+	CHECK(cx, got == 2, "%u READ_REQs answered once the hole was filled, want the 2 taken",
+	      got);
+	a = cx_probe(cx);
+	CHECK(cx, a && a->h.ack.cum_psn == cx->psn + 3,
+	      "after the fill cum_psn %u, want %u: the READ_REQ over the limit was taken",
+	      a ? a->h.ack.cum_psn : 0, cx->psn + 3);
+	q[2].flags |= METAROCE_F_RETX;
+	cx_send(cx, &q[2], NULL, 0);
+	r = cx_wait(cx, METAROCE_OP_READ_RESP, 1000);
+	CHECK(cx, r && r->h.psn == cx->psn + 3,
+	      "the resent READ_REQ was not answered");
+}
+
+/*
+ * SEND_INV behind a hole, of the region's own key (an ordinary region,
+ * which no SEND_INV can invalidate): a WRITE naming the key that
+ * arrived before it was taken; one after it, while the fence waits, is
+ * held back; one before it (filling the hole) still finds the key; then
+ * the invalidation runs and fails: LOC_PROT_ERR and the QP in error.
+ */
+static void c_send_inv_fence(struct cx *cx)
+{
+	u32 p = cx->psn;
+	struct mro_hdr h, inv;
+	struct twc wc[4];
+	struct pkt *a;
+	u8 got[16];
+	char st[16];
+	int n;
+
+	fill_pat(9);
+	CHECK(cx, !cx_agent(cx, "RECV wr=95 off=8192 len=64"), "post receive");
+	/* ORD-5: a later WRITE that arrives before the SEND_INV is taken */
+	wr_hdr(cx, &h, p + 2, 0, 16, 16, true);
+	h.msg.va = cx->va + 2048;
+	h.msg.msn = cx->msn + 1;
+	cx_send(cx, &h, pat, 16);
+	cx_pump(cx, 30);
+	cx_req(cx, &inv, METAROCE_OP_SEND_INV, p + 1);
+	inv.flags |= METAROCE_F_ACK_REQ;
+	inv.msg.length = 16;
+	inv.msg.imm = cx->rkey;
+	cx_send(cx, &inv, pat + 16, 16);
+	cx_pump(cx, 30);
+	/* ORD-2: a later WRITE naming the key waits for the fence */
+	cx_snap(cx);
+	wr_hdr(cx, &h, p + 3, 0, 16, 16, true);
+	h.msg.va = cx->va + 2064;
+	h.msg.msn = cx->msn + 1;
+	cx_send(cx, &h, pat + 32, 16);
+	cx_pump(cx, 40);
+	CHECK_DELTA(cx, "rx_key_order_wait", 1);
+	while (cx_wait(cx, 0, 0))
+		;
+	a = cx_probe(cx);
+	CHECK(cx, a != NULL, "no answer to a PROBE");
+	if (a)
+		CHECK(cx, a->h.ack.cum_psn == p &&
+		      (a->h.ack.sack[0] & 7) == 3,
+		      "cum_psn %u sack %#llx: want %u, PSNs +1 and +2 received, +3 not",
+		      a->h.ack.cum_psn, (unsigned long long)a->h.ack.sack[0], p);
+	/* ORD-1: nothing invalidated, nothing completed, before the base */
+	n = cx_wc(cx, 30, wc, 4);
+	CHECK(cx, n <= 0, "the SEND_INV completed before every earlier PSN arrived");
+	cx_state(cx, st, sizeof(st));
+	CHECK(cx, !strcmp(st, "RTS"), "QP state %s before the fence was due", st);
+	/* an earlier PSN still finds the key valid */
+	wr_hdr(cx, &h, p, 0, 16, 16, true);
+	h.msg.va = cx->va + 1024;
+	cx_send(cx, &h, pat + 48, 16);
+	cx_pump(cx, 50);
+	CHECK(cx, !cx_mem(cx, 1024, 16, got) && !memcmp(got, pat + 48, 16),
+	      "the WRITE before the SEND_INV was not placed");
+	CHECK(cx, !cx_mem(cx, 2048, 16, got) && !memcmp(got, pat, 16),
+	      "the WRITE that arrived before the SEND_INV was not placed");
+	/* ORD-4, MSG-9: the invalidation ran and failed before the completion */
+	n = cx_wc(cx, 1000, wc, 4);
+	CHECK(cx, n >= 1 && wc[0].wr == 95 && !strcmp(wc[0].status, "loc_prot"),
+	      "receive completion %s, want loc_prot: the region's key cannot be invalidated",
+	      n >= 1 ? wc[0].status : "none");
+	cx_state(cx, st, sizeof(st));
+	CHECK(cx, !strcmp(st, "ERR"), "QP state %s after a failed invalidation", st);
+}
+
+/* 16 SEND_INVs waiting behind a hole hold every fence: a 17th waits */
+static void c_send_inv_fences_full(struct cx *cx)
+{
+	u32 p = cx->psn;
+	struct mro_hdr inv;
+	struct pkt *a;
+	unsigned int k;
+
+	fill_pat(10);
+	for (k = 0; k < 17; k++)
+		CHECK(cx, !cx_agent(cx, "RECV wr=%u off=%u len=64", 200 + k,
+				    8192 + 64 * k), "post receive %u", k);
+	for (k = 0; k < 17; k++) {
+		if (k == 16) {
+			cx_pump(cx, 30);
+			cx_snap(cx);
+		}
+		cx_req(cx, &inv, METAROCE_OP_SEND_INV, p + 1 + k);
+		inv.flags |= k == 16 ? METAROCE_F_ACK_REQ : 0;
+		inv.msg.msn = cx->msn + k;
+		inv.msg.length = 16;
+		inv.msg.imm = 0x7700 + k;
+		cx_send(cx, &inv, pat + k, 16);
+	}
+	cx_pump(cx, 40);
+	CHECK_DELTA(cx, "rx_key_order_wait", 1);
+	while (cx_wait(cx, 0, 0))
+		;
+	a = cx_probe(cx);
+	CHECK(cx, a != NULL, "no answer to a PROBE");
+	if (a)
+		CHECK(cx, a->h.ack.cum_psn == p &&
+		      (a->h.ack.sack[0] & 0x1ffff) == 0xffff,
+		      "cum_psn %u sack %#llx: want %u, the 16 SEND_INVs received and the 17th not",
+		      a->h.ack.cum_psn, (unsigned long long)a->h.ack.sack[0], p);
+}
+
+/*
+ * A sender that falls silent gets a CREDIT: psn the receive window base,
+ * token 0, a grant from the base within the target's window
+ */
+static void c_credit_idle(struct cx *cx)
+{
+	struct mro_hdr h;
+	struct pkt *a, *c;
+
+	fill_pat(11);
+	wr_hdr(cx, &h, cx->psn, 0, 64, 64, true);
+	cx_send(cx, &h, pat, 64);
+	a = ack_of(cx, &h, 1000);
+	CHECK(cx, a != NULL, "no ACK to a WRITE");
+	if (!a)
+		return;
+	c = cx_wait(cx, METAROCE_OP_CREDIT, 1000);
+	CHECK(cx, c != NULL, "no CREDIT within 1 s of the sender falling silent");
+	if (!c)
+		return;
+	cx_note(cx, "CREDIT %llu us after the ACK, grant %u PSNs",
+		(unsigned long long)(c->t_us - a->t_us),
+		c->h.ctrl.credit_psn - c->h.psn);
+	CHECK(cx, c->h.psn == cx->psn + 1 && c->h.ctrl.token == 0,
+	      "CREDIT psn %u token %u, want the base %u and 0", c->h.psn,
+	      c->h.ctrl.token, cx->psn + 1);
+	CHECK(cx, c->h.ctrl.credit_psn - c->h.psn <= 16384,
+	      "grant %u PSNs past the base", c->h.ctrl.credit_psn - c->h.psn);
+}
+
 const struct ccase cases_resp[] = {
+	{ "CTRL-5", "a silent sender gets a CREDIT at the receive base", c_credit_idle, 0 },
+	{ "ORD-3", "a SEND_INV finding the 16 key fences in use waits", c_send_inv_fences_full, 0 },
+	{ "MSG-9 ORD-1 ORD-2 ORD-4 ORD-5", "SEND_INV's key fence: later WRITEs wait, a failed invalidation ends the QP", c_send_inv_fence, 0 },
+	{ "RES-3", "READ_REQs ahead over max_dest_rd_atomic: the extra one dropped", c_rd_ahead_limit, CF_MANUAL },
 	{ "PATH-15 FLAG-7", "a PROBE with NEW_PORT moves the responder's port of the slot", c_new_port_probe, 0 },
 	{ "RES-2", "max_dest_rd_atomic 0: READ_REQ answered NAK_INVALID", c_no_rd_atomic, CF_MANUAL },
 	{ "MSG-10", "the error state flushes the receive WQEs", c_flush_rq, 0 },

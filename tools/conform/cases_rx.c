@@ -607,7 +607,45 @@ static void c_sealed_unprotected(struct cx *cx)
 	expect_drop(cx, buf, n, "rx_drop_auth");
 }
 
+/* a counter that must not have grown: the packet failed an earlier check */
+static void not_counted(struct cx *cx, const char *ctr, const char *first)
+{
+	long long d = cx_delta(cx, ctr);
+
+	CHECK(cx, d <= 0, "%s grew by %lld: the packet was judged by it before %s",
+	      ctr, d, first);
+}
+
+/* two defects: the packet is dropped by the earlier check and counted once */
+static void c_check_order(struct cx *cx)
+{
+	u8 buf[256];
+	size_t n;
+
+	n = good(cx, buf);
+	buf[0] = 0x10;
+	buf[1] = 0x13;
+	cx_recrc(buf, n);
+	expect_drop(cx, buf, n, "rx_drop_version");
+	not_counted(cx, "rx_drop_opcode", "the version");
+
+	n = good(cx, buf);
+	put16(buf + 18, 56);
+	cx_recrc(buf, n);
+	buf[n - 1] ^= 0x01;
+	expect_drop(cx, buf, n, "rx_drop_hdr_len");
+	not_counted(cx, "rx_drop_crc", "hdr_len");
+
+	n = good(cx, buf);
+	put16(buf + 2, get16(buf + 2) | 0x0200);
+	put32(buf + METAROCE_BTH_LEN + 8, 0x80000001u);
+	cx_recrc(buf, n);
+	expect_drop(cx, buf, n, "rx_drop_field");
+	not_counted(cx, "rx_drop_length", "the flags");
+}
+
 const struct ccase cases_rx[] = {
+	{ "RX-2", "two defects: dropped by the earlier check, counted once", c_check_order, 0 },
 	{ "RX-3", "datagram shorter than BTH + CRC dropped", c_short, 0 },
 	{ "RX-4 HDR-4", "version 1 dropped", c_version, 0 },
 	{ "RX-4", "reserved version nibble dropped", c_version_nibble, 0 },

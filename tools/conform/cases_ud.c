@@ -177,7 +177,40 @@ static void c_ud_refused(struct cx *cx)
 	CHECK(cx, cx_wc(cx, 20, wc, 2) == 0, "a refused packet was received");
 }
 
+/* a PROBE or a READ_RESP to a UD QP: dropped, counted, unanswered */
+static void c_ud_not_rc(struct cx *cx)
+{
+	struct mro_hdr h;
+	struct twc wc[2];
+
+	if (ud_setup(cx))
+		return;
+	CHECK(cx, !cx_agent(cx, "RECV wr=7 off=0 len=1024"), "post receive");
+	cx_snap(cx);
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_PROBE;
+	h.flags = METAROCE_F_ACK_REQ;
+	h.psn = 1;
+	cx_send(cx, &h, NULL, 0);
+	CHECK(cx, cx_quiet(cx, 0, 40) == 0, "a PROBE to a UD QP was answered");
+	CHECK_DELTA(cx, "rx_drop_qp_mismatch", 1);
+	cx_snap(cx);
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_READ_RESP;
+	h.flags = METAROCE_F_FIRST | METAROCE_F_LAST;
+	h.psn = 2;
+	cx_send(cx, &h, pat, 16);
+	CHECK(cx, cx_quiet(cx, 0, 40) == 0, "a READ_RESP to a UD QP was answered");
+	CHECK_DELTA(cx, "rx_drop_qp_mismatch", 1);
+	CHECK(cx, cx_wc(cx, 20, wc, 2) == 0, "a refused packet completed a receive");
+	ud_hdr(cx, &h, METAROCE_OP_UD_SEND, 3, cx->tqkey);
+	cx_send(cx, &h, pat, 64);
+	CHECK(cx, cx_wc(cx, 1000, wc, 2) == 1 && !strcmp(wc[0].status, "success"),
+	      "control: a datagram after them was not received");
+}
+
 const struct ccase cases_ud[] = {
+	{ "RX-33 CTRL-3", "PROBE and READ_RESP to a UD QP dropped", c_ud_not_rc, CF_MANUAL },
 	{ "EXT-12 OP-1 MSG-6", "UD datagram with immediate received", c_ud_recv, CF_MANUAL },
 	{ "RX-30 EXT-12", "UD datagram with another Q_Key dropped", c_ud_qkey, CF_MANUAL },
 	{ "RX-31", "UD datagram without a receive WQE dropped", c_ud_no_wqe, CF_MANUAL },

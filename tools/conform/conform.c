@@ -232,6 +232,25 @@ void cx_expect_delta(struct cx *cx, int line, const char *name,
 
 /* ---- packets ---- */
 
+/* what a sealed packet looked like on the wire (rp_rx_raw()) */
+static void raw_fields(struct cx *cx, struct pkt *p, const u8 *payload)
+{
+	const u8 *raw;
+	size_t len, body;
+	unsigned int i;
+
+	raw = rp_rx_raw(cx->ep, &len);
+	p->sealed = raw && len >= (size_t)p->h.hdr_len + p->h.payload_len +
+				  METAROCE_SEAL_LEN;
+	if (!p->sealed)
+		return;
+	body = len - METAROCE_SEAL_LEN;
+	for (i = 0, p->seal_ctr = 0; i < 8; i++)
+		p->seal_ctr = p->seal_ctr << 8 | raw[body + 16 + i];
+	p->clear_payload = payload && p->h.payload_len &&
+			   !memcmp(raw + p->h.hdr_len, payload, p->h.payload_len);
+}
+
 static bool rx_hook(void *arg, const struct mro_hdr *h, const u8 *payload,
 		    u16 sport, const char *why)
 {
@@ -255,6 +274,7 @@ static bool rx_hook(void *arg, const struct mro_hdr *h, const u8 *payload,
 		if (payload && h->payload_len)
 			memcpy(p->payload, payload, h->payload_len < CX_PAYLOAD ?
 			       h->payload_len : CX_PAYLOAD);
+		raw_fields(cx, p, payload);
 	}
 	if (cx->g->verbose && h->opcode == METAROCE_OP_ACK)
 		cx_note(cx, "< ACK flags 0x%x path %u syndrome %u code %u cum_psn %u nak_psn %u sack %#llx echo path %u seq %u",
@@ -274,6 +294,7 @@ static bool tx_hook(void *arg, const struct mro_hdr *h, unsigned int slot)
 
 	if (h->opcode == METAROCE_OP_HELLO) {
 		cx->my_hello = *h;
+		cx->hellos_out += !cx->block_hello;
 		return !cx->block_hello;
 	}
 	return true;
@@ -507,6 +528,7 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 	cx->cfg.paths = o->paths ? o->paths : 4;
 	cx->cfg.window = o->window ? o->window : 512;
 	cx->cfg.ack_every = o->ack_every;
+	cx->cfg.credit_idle_us = 0;	/* the tester's CREDITs are by hand */
 	if (o->ud) {
 		cx->cfg.ud = true;
 		cx->cfg.paths = 1;
@@ -582,6 +604,8 @@ static const struct { const char *id, *why; } unobservable[] = {
 	{ "UDP-4", "routing: the flow key of route lookups" },
 	{ "UDP-6", "UDP checksum: the tester's socket never shows it" },
 	{ "PSN-3", "verbs: ib_query_qp reports" },
+	{ "ACK-19", "internal: when the congestion control reads an ACK" },
+	{ "ACK-26", "internal: which responses give the congestion control a sample" },
 	{ "LOSS-5", "timing: the resend guard, one srtt, needs RTT control" },
 	{ "LOSS-6", "internal: which PSNs the per-path rule scans" },
 	{ "LOSS-9", "internal: the adaptive reordering steps" },
@@ -591,6 +615,7 @@ static const struct { const char *id, *why; } unobservable[] = {
 	{ "ORD-9", "verbs: local operations in the send queue" },
 	{ "ORD-10", "verbs: the local invalidate fence" },
 	{ "PROT-1", "device attribute: when a connection takes mode and keys" },
+	{ "PROT-4", "a QP connected to itself: no tester in that connection" },
 	{ "PROT-11", "2^64 transmissions" },
 	{ NULL, NULL },
 };
@@ -727,7 +752,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct ccase *sets[] = {
-		cases_rx, cases_resp, cases_req, cases_neg, cases_ud,
+		cases_rx, cases_resp, cases_req, cases_neg, cases_ud, cases_timer,
 	};
 	const struct ccase *run[MAX_CASES];
 	const char *agent = NULL, *rules_file = NULL, *only = NULL;
@@ -815,6 +840,7 @@ int main(int argc, char **argv)
 		cx.refused = 0;
 		cx.pass = false;
 		cx.block_hello = false;
+		cx.hellos_out = 0;
 		cx.slot = 0;
 		cx.nctr0 = 0;
 		fflush(stdout);

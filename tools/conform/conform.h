@@ -26,6 +26,11 @@ struct pkt {
 	int tos;		/* its IP TOS byte, -1 if unknown */
 	u64 t_us;		/* arrival, on the runner's clock */
 	bool used;		/* consumed by a cx_wait() */
+	/* sealed: the transmission counter of its trailer, and whether
+	 * its payload on the wire was the plaintext (not encrypted) */
+	bool sealed;
+	u64 seal_ctr;
+	bool clear_payload;
 };
 
 struct conf {
@@ -84,6 +89,7 @@ struct cx {
 	unsigned int slot;	/* path slot the tester sends from */
 	bool pass;		/* show non-HELLO packets to the engine too */
 	bool block_hello;	/* keep the tester's HELLOs off the wire */
+	unsigned int hellos_out;	/* HELLOs the tester sent */
 	struct pkt *q;
 	unsigned int nq;
 	unsigned int refused;	/* datagrams the tester's decode refused */
@@ -109,7 +115,7 @@ struct ccase {
 };
 
 extern const struct ccase cases_rx[], cases_resp[], cases_req[], cases_neg[],
-	cases_ud[];
+	cases_ud[], cases_timer[];
 
 /* failing an assertion: the case goes on, and is reported not ok */
 void cx_fail(struct cx *cx, int line, const char *fmt, ...)

@@ -83,6 +83,7 @@ static const char *wc_status(enum rp_wc_status s)
 	switch (s) {
 	case RP_WC_SUCCESS: return "success";
 	case RP_WC_RETRY_EXC_ERR: return "retry_exc";
+	case RP_WC_LOC_PROT_ERR: return "loc_prot";
 	case RP_WC_RNR_RETRY_EXC_ERR: return "rnr_retry_exc";
 	case RP_WC_REM_INV_REQ_ERR: return "rem_inv_req";
 	case RP_WC_REM_ACCESS_ERR: return "rem_access";
@@ -138,6 +139,7 @@ static void counters(struct agent *a)
 	C("rx_drop_no_wqe", s->rx_drop_no_wqe);
 	C("rx_drop_dup_req", s->rx_drop_dup_req);
 	C("rx_drop_error_ahead", s->rx_drop_error_ahead);
+	C("rx_key_order_wait", s->rx_key_order_wait);
 	C("rx_drop_ack_range", s->rx_drop_ack_range);
 	C("rx_drop_stale_resp", s->rx_drop_stale_resp);
 	C("rx_drop_qp_state", s->rx_drop_qp_state);
@@ -183,8 +185,11 @@ static void cmd_create(struct agent *a, const char *l)
 		a->cfg.timeout = v;
 	if (agent_u64(l, "retry", &v))
 		a->cfg.retry_cnt = v;
-	if (agent_u64(l, "rd_atom", &v))
+	if (agent_u64(l, "rd_atom", &v)) {
+		/* both ways, as kside does */
 		a->cfg.max_dest_rd_atomic = v;
+		a->cfg.max_rd_atomic = v;
+	}
 	if (strstr(l, " type=ud")) {
 		a->cfg.ud = true;
 		a->cfg.paths = 1;
@@ -243,7 +248,7 @@ static u8 *wr_buf(struct agent *a, const char *l, u64 *len)
 
 static void cmd_post(struct agent *a, const char *verb, const char *l)
 {
-	u64 wr = 0, len, va = 0, rkey = 0, imm = 0, add = 0, cmp = 0;
+	u64 wr = 0, len, va = 0, rkey = 0, imm = 0, add = 0, cmp = 0, se = 0;
 	bool with_imm = agent_u64(l, "imm", &imm);
 	char op[16] = "";
 	u8 *buf;
@@ -267,7 +272,8 @@ static void cmd_post(struct agent *a, const char *verb, const char *l)
 		r = rp_post_ud_send(a->ep, wr, buf, len, a->peer_qkey, with_imm,
 				    imm);
 	} else if (!strcmp(verb, "SEND")) {
-		r = rp_post_send(a->ep, wr, buf, len, with_imm, imm);
+		r = rp_post_send_se(a->ep, wr, buf, len, with_imm, imm,
+				    agent_u64(l, "se", &se) && se);
 	} else if (!strcmp(verb, "WRITE")) {
 		r = rp_post_write(a->ep, wr, buf, len, va, rkey, with_imm, imm);
 	} else if (!strcmp(verb, "READ")) {

@@ -976,7 +976,7 @@ static void ka_connect(struct kagent *a, const char *l)
 static void ka_post(struct kagent *a, const char *verb, const char *l)
 {
 	uint64_t wr = 0, off = 0, len = 0, va = 0, rkey = 0, imm = 0, add = 0,
-		 cmp = 0;
+		 cmp = 0, se = 0;
 	bool with_imm = agent_u64(l, "imm", &imm);
 	struct ibv_send_wr swr, *sbad;
 	struct ibv_recv_wr rwr, *rbad;
@@ -1015,6 +1015,8 @@ static void ka_post(struct kagent *a, const char *verb, const char *l)
 	swr.sg_list = &sge;
 	swr.num_sge = len ? 1 : 0;
 	swr.send_flags = IBV_SEND_SIGNALED;
+	if (agent_u64(l, "se", &se) && se)
+		swr.send_flags |= IBV_SEND_SOLICITED;
 	if (!strcmp(verb, "SEND")) {
 		swr.opcode = with_imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
 		swr.imm_data = htonl(imm);
@@ -1062,6 +1064,7 @@ static const char *ka_status(enum ibv_wc_status s)
 	case IBV_WC_REM_ACCESS_ERR: return "rem_access";
 	case IBV_WC_REM_OP_ERR: return "rem_op";
 	case IBV_WC_LOC_LEN_ERR: return "loc_len";
+	case IBV_WC_LOC_PROT_ERR: return "loc_prot";
 	case IBV_WC_WR_FLUSH_ERR: return "flush";
 	default: return "other";
 	}

@@ -59,8 +59,12 @@ struct rp_cfg {
 	u8 timeout;			/* IB local ACK timeout code (14) */
 	/* READ/atomics the responder takes (16); 0: NAK_INVALID (RES-2) */
 	u8 max_dest_rd_atomic;
+	/* READ/atomic WQEs this end keeps outstanding, 1..16 (16) */
+	u8 max_rd_atomic;
 	u8 retry_cnt;			/* RTO expirations before giving up (7) */
 	u32 rto_min_us;			/* margin over srtt (5000) */
+	/* a responder's CREDIT after a sender's silence (2000); 0: none */
+	u32 credit_idle_us;
 	/* loss and reordering of this end's own outgoing packets */
 	double drop;			/* probability 0..1 */
 	double reorder;			/* probability 0..1 */
@@ -118,6 +122,7 @@ enum rp_wc_status {
 	RP_WC_REM_OP_ERR,
 	RP_WC_LOC_LEN_ERR,
 	RP_WC_FLUSH_ERR,
+	RP_WC_LOC_PROT_ERR,	/* SEND_INV of a key it cannot invalidate */
 };
 
 struct rp_wc {
@@ -137,6 +142,9 @@ struct rp_wc {
  */
 int rp_post_send(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
 		 bool with_imm, u32 imm);
+/* the same, its last packet SOLICITED if @solicited (IB_SEND_SOLICITED) */
+int rp_post_send_se(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
+		    bool with_imm, u32 imm, bool solicited);
 int rp_post_write(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
 		  u64 va, u32 rkey, bool with_imm, u32 imm);
 int rp_post_read(struct rp_ep *ep, u64 wr_id, void *buf, u32 len, u64 va,
@@ -189,6 +197,12 @@ typedef bool (*rp_rx_hook_t)(void *arg, const struct mro_hdr *h,
 typedef bool (*rp_tx_hook_t)(void *arg, const struct mro_hdr *h,
 			     unsigned int slot);
 void rp_set_rx_hook(struct rp_ep *ep, rp_rx_hook_t fn, void *arg);
+/*
+ * In the rx hook: the sealed datagram it is called for as it arrived
+ * (before opening: tag, counter and, with encrypt, the ciphertext), and
+ * its length; NULL for an unsealed one
+ */
+const u8 *rp_rx_raw(const struct rp_ep *ep, size_t *len);
 void rp_set_tx_hook(struct rp_ep *ep, rp_tx_hook_t fn, void *arg);
 
 struct rp_stats {
@@ -204,6 +218,7 @@ struct rp_stats {
 	/* rx_drop_ack by reason */
 	u64 rx_drop_ack_range, rx_drop_ack_echo, cc_bad_feedback;
 	u64 rx_drop_error_ahead, rx_drop_dup_req, rx_drop_stale_resp;
+	u64 rx_key_order_wait;	/* held back by a key fence (ORD-2, ORD-3) */
 	u64 rnr_nak_sent, nak_sent;
 	u64 negotiation_failed;
 	u64 rx_drop_qp_state;		/* the connection has ended */

@@ -89,7 +89,9 @@ void rp_cfg_default(struct rp_cfg *cfg)
 	cfg->timeout = 14;
 	cfg->retry_cnt = 7;
 	cfg->rto_min_us = 5000;
+	cfg->credit_idle_us = 2000;
 	cfg->max_dest_rd_atomic = RP_MAX_PENDING;
+	cfg->max_rd_atomic = 16;
 }
 
 void rp_ipv4_gid(struct in_addr ip, u8 gid[16])
@@ -119,6 +121,12 @@ void rp_set_rx_hook(struct rp_ep *ep, rp_rx_hook_t fn, void *arg)
 {
 	ep->rx_hook = fn;
 	ep->rx_hook_arg = arg;
+}
+
+const u8 *rp_rx_raw(const struct rp_ep *ep, size_t *len)
+{
+	*len = ep->rxraw_len;
+	return ep->rxraw_len ? ep->rxraw : NULL;
 }
 
 void rp_set_tx_hook(struct rp_ep *ep, rp_tx_hook_t fn, void *arg)
@@ -351,6 +359,12 @@ static int sq_commit(struct rp_ep *ep)
 int rp_post_send(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
 		 bool with_imm, u32 imm)
 {
+	return rp_post_send_se(ep, wr_id, buf, len, with_imm, imm, false);
+}
+
+int rp_post_send_se(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
+		    bool with_imm, u32 imm, bool solicited)
+{
 	struct rp_wqe *w = sq_new(ep, wr_id, with_imm ? METAROCE_OP_SEND_IMM :
 						       METAROCE_OP_SEND);
 
@@ -360,6 +374,7 @@ int rp_post_send(struct rp_ep *ep, u64 wr_id, const void *buf, u32 len,
 	w->len = len;
 	w->imm = with_imm ? imm : 0;
 	w->with_imm = with_imm;
+	w->solicited = solicited;
 	return sq_commit(ep);
 }
 
@@ -689,6 +704,11 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 		return;
 	}
 	sealed = buf[2] & (METAROCE_F_SEALED >> 8);
+	ep->rxraw_len = 0;
+	if (sealed && ep->rx_hook && len <= sizeof(ep->rxraw)) {
+		memcpy(ep->rxraw, buf, len);
+		ep->rxraw_len = len;
+	}
 	memset(&h, 0, sizeof(h));
 	err = sealed ? mro_wire_parse(buf, len, &h) :
 		       mro_wire_decode(buf, len, &h);
@@ -840,6 +860,8 @@ static u64 next_deadline(struct rp_ep *ep)
 		d = ep->hello_due_us;
 	if (ep->rnr_until && ep->rnr_until < d)
 		d = ep->rnr_until;
+	if (ep->credit_due_us && ep->credit_due_us < d)
+		d = ep->credit_due_us;
 	for (i = 0; i < ep->nheld; i++)
 		if (ep->held[i].due_us < d)
 			d = ep->held[i].due_us;
@@ -854,6 +876,8 @@ static void run_due(struct rp_ep *ep)
 	rp_hello_timer(ep, now);
 	if (ep->connected && !ep->cfg.ud)
 		rp_req_timer(ep, now);
+	if (ep->connected && !ep->cfg.ud && !ep->dead)
+		rp_resp_timer(ep, now);
 }
 
 int rp_poll(struct rp_ep *ep, int timeout_ms)

@@ -40,6 +40,7 @@ struct rp_wqe {
 	u8 opcode;
 	u8 state;
 	bool with_imm;
+	bool solicited;		/* SOLICITED on the last packet */
 	u8 *buf;
 	u32 len;
 	u64 va;
@@ -85,6 +86,20 @@ struct rp_rmsg {
 	u32 imm;
 	u32 rq;			/* receive WQE index */
 	bool len_err;
+	/* SEND_INV: its last PSN, its key fence waiting, the fence failed */
+	u32 last_psn;
+	bool fence_wait;
+	bool prot_err;
+};
+
+#define RP_MAX_FENCES	16	/* key fences a QP holds (ORD-3) */
+
+/* a complete SEND_INV's invalidation, due when the base passes @psn */
+struct rp_fence {
+	bool used;
+	u32 psn;		/* the SEND_INV's last PSN */
+	u32 key;
+	u32 msn;
 };
 
 struct rp_rwqe {
@@ -184,6 +199,7 @@ struct rp_ep {
 	u16 ecn_ce;
 	u32 rcv_msn;		/* next message to complete */
 	struct rp_rmsg rmsg[METAROCE_MSG_WINDOW];
+	struct rp_fence fence[RP_MAX_FENCES];
 	struct rp_rwqe *rq;
 	u32 rq_head, rq_tail;
 	struct rp_pending pending[RP_MAX_PENDING];
@@ -210,7 +226,11 @@ struct rp_ep {
 
 	struct rp_stats st;
 	u8 txbuf[RP_MAX_PKT];
+	u64 credit_due_us;	/* CREDIT to send when the sender stays silent */
 	u8 rxbuf[RP_MAX_PKT];
+	/* a sealed datagram as it arrived, for the rx hook (rp_rx_raw()) */
+	u8 rxraw[RP_MAX_PKT];
+	size_t rxraw_len;
 };
 
 /* rp_conn.c */
@@ -230,6 +250,7 @@ int rp_xmit(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 void rp_req_push(struct rp_ep *ep);
 void rp_req_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload);
 void rp_req_timer(struct rp_ep *ep, u64 now);
+void rp_resp_timer(struct rp_ep *ep, u64 now);
 void rp_req_apply_cum(struct rp_ep *ep, u32 cum);
 
 /* rp_resp.c: the responder side */

@@ -39,6 +39,14 @@ static bool consumes(u8 op)
 	       op == METAROCE_OP_SEND_INV || op == METAROCE_OP_WRITE_IMM;
 }
 
+/* the READ/atomic WQEs this end keeps outstanding (RD-8) */
+static unsigned int max_rd(struct rp_ep *ep)
+{
+	unsigned int m = ep->cfg.max_rd_atomic;
+
+	return m && m < RP_MAX_RD_ATOMIC ? m : RP_MAX_RD_ATOMIC;
+}
+
 static u32 read_seg(struct rp_ep *ep)
 {
 	u32 s = ep->cfg.mtu;
@@ -365,8 +373,11 @@ static void rx_ack(struct rp_ep *ep, const struct mro_hdr *h, u64 now)
 			continue;
 		e = ent(ep, psn);
 		if (e->state == PSN_OUT &&
-		    !is_rdat(ep->sq[e->wqe % RP_SQ_SIZE].opcode))
+		    !is_rdat(ep->sq[e->wqe % RP_SQ_SIZE].opcode)) {
 			mark_acked(ep, psn, e);
+			/* progress by SACK resets the retry count (RTO-10) */
+			ep->retries = 0;
+		}
 	}
 	advance_una(ep);
 	detect_loss(ep, now);
@@ -515,7 +526,8 @@ static void fill_req(struct rp_ep *ep, struct rp_wqe *w, struct rp_psn *e,
 		if (!e->off)
 			h->flags |= METAROCE_F_FIRST;
 		if (e->off + e->len == w->len)
-			h->flags |= METAROCE_F_LAST | METAROCE_F_ACK_PIGGY;
+			h->flags |= METAROCE_F_LAST | METAROCE_F_ACK_PIGGY |
+				    (w->solicited ? METAROCE_F_SOLICITED : 0);
 		if (e->ack_req)
 			h->flags |= METAROCE_F_ACK_REQ;
 		break;
@@ -593,8 +605,7 @@ static bool send_new(struct rp_ep *ep, u32 lim)
 	struct rp_psn *e;
 
 	if (w->state == WQE_QUEUED) {
-		if (is_rdat(w->opcode) &&
-		    ep->outstanding_rd >= RP_MAX_RD_ATOMIC)
+		if (is_rdat(w->opcode) && ep->outstanding_rd >= max_rd(ep))
 			return false;
 		if (consumes(w->opcode) && !msg_window_ok(ep, ep->next_msn))
 			return false;

@@ -87,18 +87,22 @@ static void complete_msgs(struct rp_ep *ep)
 
 	for (;;) {
 		m = &ep->rmsg[ep->rcv_msn % METAROCE_MSG_WINDOW];
-		if (!m->used || m->msn != ep->rcv_msn || !m->done)
+		if (!m->used || m->msn != ep->rcv_msn || !m->done ||
+		    m->fence_wait)
 			return;
 		r = &ep->rq[ep->rq_head % RP_RQ_SIZE];
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = r->wr_id;
 		wc.byte_len = m->length;
 		wc.imm = m->imm;
-		wc.with_imm = m->opcode != METAROCE_OP_SEND;
+		wc.with_imm = m->opcode == METAROCE_OP_SEND_IMM ||
+			      m->opcode == METAROCE_OP_WRITE_IMM;
 		wc.opcode = m->opcode == METAROCE_OP_WRITE_IMM ?
 			    RP_WC_RECV_RDMA_IMM : RP_WC_RECV;
 		if (m->len_err)
 			wc.status = RP_WC_LOC_LEN_ERR;
+		else if (m->prot_err)
+			wc.status = RP_WC_LOC_PROT_ERR;
 		rp_cq_push(ep, &wc);
 		ep->rq_head++;
 		m->used = false;
@@ -301,6 +305,70 @@ static bool is_rdat(u8 op)
 
 static void advance(struct rp_ep *ep);
 
+/* a key fence before @psn holds @key (ORD-2) */
+static bool fence_holds(struct rp_ep *ep, u32 psn, u32 key)
+{
+	unsigned int i;
+
+	for (i = 0; i < RP_MAX_FENCES; i++)
+		if (ep->fence[i].used && ep->fence[i].key == key &&
+		    psn_lt(ep->fence[i].psn, psn))
+			return true;
+	return false;
+}
+
+static unsigned int fences_used(struct rp_ep *ep)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < RP_MAX_FENCES; i++)
+		n += ep->fence[i].used;
+	return n;
+}
+
+/*
+ * The fences every earlier PSN has reached: invalidate their keys.  The
+ * peer's regions are ordinary ones, which no SEND_INV can invalidate, so
+ * each fails its message (LOC_PROT_ERR) and the QP (ORD-4).
+ */
+static void run_fences(struct rp_ep *ep)
+{
+	unsigned int i;
+
+	for (i = 0; i < RP_MAX_FENCES && !ep->dead; i++) {
+		struct rp_fence *f = &ep->fence[i];
+		struct rp_rmsg *m;
+
+		if (!f->used || !psn_lt(f->psn, ep->rcv_base))
+			continue;
+		f->used = false;
+		m = &ep->rmsg[f->msn % METAROCE_MSG_WINDOW];
+		if (m->used && m->msn == f->msn) {
+			m->fence_wait = false;
+			m->prot_err = true;
+		}
+		complete_msgs(ep);
+		rp_fail(ep, "QP %u: SEND_INV of key %#x, which cannot be invalidated: connection ended",
+			ep->cfg.qpn, f->key);
+	}
+}
+
+/* the first packet of a READ (not a continuation READ_REQ) or an atomic */
+static bool first_of_rdat(const struct mro_hdr *h)
+{
+	return h->opcode != METAROCE_OP_READ_REQ || !h->msg.offset;
+}
+
+/* the READ/atomics waiting for their turn, counted by first packet */
+static unsigned int waiting_rdat(struct rp_ep *ep)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < RP_MAX_PENDING; i++)
+		n += ep->pending[i].used && first_of_rdat(&ep->pending[i].h);
+	return n;
+}
+
 /*
  * A READ_REQ or atomic at the window's base.  Its responses acknowledge
  * it; the ACK its ACK_REQ asks for follows them once the base has moved
@@ -341,6 +409,9 @@ static void advance(struct rp_ep *ep)
 			bit_set(ep, ep->rcv_base, false);
 			ep->rcv_base++;
 		}
+		run_fences(ep);
+		if (ep->dead)
+			return;
 		for (i = 0; i < RP_MAX_PENDING; i++) {
 			struct rp_pending *p = &ep->pending[i];
 
@@ -361,6 +432,24 @@ static void advance(struct rp_ep *ep)
 	}
 	if (psn_lt(ep->rcv_high, ep->rcv_base))
 		ep->rcv_high = ep->rcv_base;
+	run_fences(ep);
+}
+
+/* a complete SEND_INV: its invalidation waits for every earlier PSN */
+static void add_fence(struct rp_ep *ep, struct rp_rmsg *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < RP_MAX_FENCES; i++) {
+		if (ep->fence[i].used)
+			continue;
+		ep->fence[i].used = true;
+		ep->fence[i].psn = m->last_psn;
+		ep->fence[i].key = m->imm;
+		ep->fence[i].msn = m->msn;
+		m->fence_wait = true;
+		return;
+	}
 }
 
 /* returns false if the packet must not be marked received */
@@ -381,6 +470,16 @@ static bool place_msg(struct rp_ep *ep, const struct mro_hdr *h,
 	if (m->used && (m->msn != q->msn || m->opcode != h->opcode ||
 			m->length != q->length)) {
 		ep->st.rx_drop_field++;
+		return false;
+	}
+	if (h->opcode == METAROCE_OP_SEND_INV && !m->used &&
+	    fences_used(ep) == RP_MAX_FENCES) {
+		ep->st.rx_key_order_wait++;	/* ORD-3 */
+		return false;
+	}
+	if (h->opcode == METAROCE_OP_WRITE_IMM &&
+	    fence_holds(ep, h->psn, q->rkey)) {
+		ep->st.rx_key_order_wait++;
 		return false;
 	}
 	if (!m->used) {
@@ -432,8 +531,13 @@ static bool place_msg(struct rp_ep *ep, const struct mro_hdr *h,
 		memcpy(r->buf + q->offset, payload, h->payload_len);
 	}
 	m->got += h->payload_len;
-	if (m->got == m->length)
+	if (h->opcode == METAROCE_OP_SEND_INV && (h->flags & METAROCE_F_LAST))
+		m->last_psn = h->psn;
+	if (m->got == m->length && !m->done) {
 		m->done = true;
+		if (h->opcode == METAROCE_OP_SEND_INV)
+			add_fence(ep, m);
+	}
 	return true;
 }
 
@@ -467,6 +571,8 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 	}
 	if (h->flags & METAROCE_F_ACK_PIGGY)
 		rp_req_apply_cum(ep, h->ack_psn);
+	if (ep->cfg.credit_idle_us)
+		ep->credit_due_us = rp_now_us() + ep->cfg.credit_idle_us;
 	if (d < 0 || bit_get(ep, h->psn)) {
 		ep->st.rx_duplicate++;
 		if (h->opcode == METAROCE_OP_READ_REQ)
@@ -485,10 +591,15 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 	switch (h->opcode) {
 	case METAROCE_OP_SEND:
 	case METAROCE_OP_SEND_IMM:
+	case METAROCE_OP_SEND_INV:
 	case METAROCE_OP_WRITE_IMM:
 		placed = place_msg(ep, h, payload);
 		break;
 	case METAROCE_OP_WRITE:
+		if (fence_holds(ep, h->psn, h->msg.rkey)) {
+			ep->st.rx_key_order_wait++;	/* ORD-2 */
+			return;
+		}
 		if (!rp_mr_check(ep, h->msg.rkey, h->msg.va + h->msg.offset,
 				 h->payload_len, RP_ACCESS_REMOTE_WRITE)) {
 			nak(ep, h, METAROCE_SYN_NAK_ACCESS, "WRITE access");
@@ -514,6 +625,16 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 		for (i = 0; i < RP_MAX_PENDING; i++)
 			if (ep->pending[i].used && ep->pending[i].h.psn == h->psn)
 				return;	/* already waiting for its turn */
+		/*
+		 * more than max_dest_rd_atomic waiting (by first packet: a
+		 * READ's continuations count with it): this one is over the
+		 * sender's limit, dropped until its resend (RES-3)
+		 */
+		if (first_of_rdat(h) && ep->cfg.max_dest_rd_atomic &&
+		    waiting_rdat(ep) >= ep->cfg.max_dest_rd_atomic) {
+			ep->st.rx_drop_error_ahead++;
+			return;
+		}
 		for (i = 0; i < RP_MAX_PENDING; i++) {
 			if (ep->pending[i].used)
 				continue;
@@ -525,7 +646,6 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
 		return;
 	default:
-		/* SEND_INV: not implemented here */
 		ep->st.rx_drop_field++;
 		return;
 	}
@@ -548,4 +668,23 @@ void rp_resp_rx(struct rp_ep *ep, struct mro_hdr *h, const u8 *payload,
 		ack = true;
 	if (ack)
 		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
+}
+
+/*
+ * CTRL-5: the sender fell silent for one credit interval: a CREDIT with
+ * the receive window base and a grant of the whole window, once
+ */
+void rp_resp_timer(struct rp_ep *ep, u64 now)
+{
+	struct mro_hdr h;
+
+	if (!ep->credit_due_us || now < ep->credit_due_us)
+		return;
+	ep->credit_due_us = 0;
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_CREDIT;
+	h.psn = ep->rcv_base;
+	h.ctrl.token = 0;
+	h.ctrl.credit_psn = ep->rcv_base + ep->cfg.window;
+	rp_xmit(ep, &h, NULL, 0, 0);
 }
