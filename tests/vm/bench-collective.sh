@@ -14,7 +14,7 @@
 #                                [--size 131072] [--patterns "alltoall incast ring"]
 #                                [--impairs "clean loss1 spinedown blackhole clean2"]
 #                                [--mro-params "cc_algo=off ..."] [--ko metaroce.ko] [--out DIR]
-#                                [--trace "mro_rto mro_tlp"]
+#                                [--trace "mro_rto mro_tlp"] [--icount QEMU_ICOUNT|none]
 #
 # Defaults as shown; --out out/bench-collective/<UTC time>.  The module is
 # built (scripts/matrix.sh) unless --ko names one.  One VM (one vCPU, TCG):
@@ -22,11 +22,17 @@
 # of this lab, to be read as ratios between transports and impairments.
 # --trace records those metaroce tracepoints during each metaroce run
 # (DIR/run/vm/coll-*.trace, trace_clock mono as the .raw start times).
+# --icount is the VM's instruction-counted clock (QEMU's -icount, default
+# shift=0,sleep=off: one nanosecond per instruction): the guest's times are
+# its own instruction counts, the same on a busy host as on a quiet one, and
+# its CPU runs at about a native pace against its timers.  --icount none
+# runs on TCG's real-time clock, where the one vCPU runs 20-50 times slower
+# than native and its stalls fire spurious RTOs that set every tail.
 set -euo pipefail
 main() {
 	local caller=$PWD repo dist=bookworm ko="" out="" iters=50 size=131072
 	local patterns="alltoall incast ring" impairs="clean loss1 spinedown blackhole clean2"
-	local params="" trace=""
+	local params="" trace="" icount=shift=0,sleep=off
 	repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -37,6 +43,7 @@ main() {
 		--impairs) impairs=$2; shift 2 ;;
 		--mro-params) params=$2; shift 2 ;;
 		--trace) trace=$2; shift 2 ;;
+		--icount) icount=$2; shift 2 ;;
 		--ko) ko=$(cd "$caller" && realpath "$2"); shift 2 ;;
 		--out) out=$2; shift 2 ;;
 		-h|--help) sed -n '4,/^set -e/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
@@ -73,17 +80,18 @@ main() {
 		echo "COLL_TCP_UNCHECKED=1"
 		echo "COLL_TRACE=\"$trace\""
 	} >"$out/files/collective.conf"
-	log "collective on $dist: $patterns; $impairs; $iters iterations of $size B"
+	[ "$icount" = none ] && icount=""
+	log "collective on $dist: $patterns; $impairs; $iters iterations of $size B${icount:+; -icount $icount}"
 	local rc=0
-	tests/vm/run.sh --dist "$dist" --topology netns \
+	LAB_VM_ICOUNT=$icount tests/vm/run.sh --dist "$dist" --topology netns \
 		--scenario tests/vm/scenarios/metaroce-collective.sh \
 		--files "$out/files"/* --out "$out/run" --timeout 14400 \
 		>"$out/run.log" 2>&1 || rc=$?
 	log "run: $(tail -n 1 "$out/run.log") (rc $rc)"
 	# Debian's python3 has python3-matplotlib; another python3 first in PATH may not
 	/usr/bin/python3 tools/bench/collective_report.py "$out/run/vm" \
-		--title "Collective flow completion times ($dist, 8 hosts, $size B, $iters iterations${params:+, $params})" \
-		--plot "$out/collective-cdf.png" >"$out/report.md"
+		--title "Collective flow completion times ($dist, 8 hosts, $size B, $iters iterations${params:+, $params}${icount:+, -icount $icount})" \
+		--plot "$out/collective-cdf.png" --icount "$icount" >"$out/report.md"
 	local failed
 	failed=$(jq -r '.checks[] | select(.ok | not) | "- \(.name)"' "$out/run/vm/result.json" 2>/dev/null ||
 		echo "- no result")

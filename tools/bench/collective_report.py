@@ -49,6 +49,21 @@ IPv4 TCP flow would stay on the dead spine.  rdma_rxe is not beside them:
 on these kernels it is not network-namespace aware.
 '''
 
+CLOCK_ICOUNT = '''The VM ran on an instruction-counted clock (QEMU `-icount %s`): its
+time is its own instruction count, one nanosecond per instruction, so the
+times do not depend on how busy the host was, and the guest's CPU runs at
+about a native pace against its timers.  On TCG's real-time clock the one
+vCPU runs 20-50 times slower than native; its stalls then delay every
+host's packets at once, stretch round trips far past the RTO and fire
+spurious RTOs, and those set the tails.
+'''
+
+CLOCK_REAL = '''The VM ran on TCG's real-time clock: its one vCPU runs 20-50 times
+slower than native, and its stalls delay every host's packets at once, so
+the tails are largely the emulator's (spurious RTOs); the instruction-counted
+clock (`--icount`) measures the transports instead.
+'''
+
 
 def pct(v, p):
     if not v:
@@ -150,10 +165,13 @@ def main():
     ap.add_argument('dir')
     ap.add_argument('--title', default='Collective flow completion times')
     ap.add_argument('--plot')
+    ap.add_argument('--icount', default='',
+                    help="the VM's QEMU -icount option, empty for none")
     a = ap.parse_args()
     runs = load(a.dir)
     print('# %s\n' % a.title)
     print(METHOD)
+    print(CLOCK_ICOUNT % a.icount if a.icount else CLOCK_REAL)
     for pat in PATTERNS:
         if not any(k[1] == pat for k in runs):
             continue
