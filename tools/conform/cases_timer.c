@@ -84,8 +84,9 @@ static unsigned int count_of(struct cx *cx, unsigned int from, u8 opcode,
 
 /*
  * Before the first RTT sample the RTO is the IB local ACK timeout; each
- * expiry doubles it.  A timer can only be late: every bound is a floor
- * (less 3 ms: the first transmission may wait in the runner's socket).
+ * expiry doubles it.  A timer can only be late: every bound is a floor,
+ * less 3 ms and a tenth (the tester times a packet when it reads it, and
+ * a busy emulated host may read one late and the next on time).
  */
 static void c_rto_first(struct cx *cx)
 {
@@ -113,7 +114,8 @@ static void c_rto_first(struct cx *cx)
 	CHECK(cx, n == 4, "%u expiries of an unanswered SEND in 4 s, want 3",
 	      n - 1);
 	for (i = 1; i < n; i++)
-		CHECK(cx, t[i] - t[i - 1] + 3000 >= rto << (i - 1),
+		CHECK(cx, t[i] - t[i - 1] + 3000 + (rto << (i - 1)) / 10 >=
+		      rto << (i - 1),
 		      "expiry %u came %llu us after the previous transmission, before the RTO of %llu us (IB timeout 14, doubled per expiry)",
 		      i, (unsigned long long)(t[i] - t[i - 1]),
 		      (unsigned long long)(rto << (i - 1)));
@@ -135,8 +137,8 @@ static void c_rto_cap(struct cx *cx)
 	      (unsigned long long)ib_timeout_us(21));
 	if (!r)
 		return;
-	/* 20 ms: the first transmission may have waited in the socket */
-	CHECK(cx, r->t_us - f->t_us >= 1980000,
+	/* 100 ms: the first transmission may have waited in the socket */
+	CHECK(cx, r->t_us - f->t_us >= 1900000,
 	      "resent after %llu us: before the RTO of 2 s",
 	      (unsigned long long)(r->t_us - f->t_us));
 	CHECK(cx, r->t_us - f->t_us < 3500000,
