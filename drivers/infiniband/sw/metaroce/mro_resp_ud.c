@@ -3,8 +3,7 @@
  * metaroce UD responder: a datagram takes the next receive WQE (of the
  * QP's RQ or its SRQ) whole, behind the 40-byte GRH area rdma-core's UD
  * consumers expect, and completes it at once; there is no window, no
- * message ring and no acknowledgement (protocol.rst, "Datagram
- * extension").
+ * message ring and no ACK (protocol.rst, "Datagram extension").
  */
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
