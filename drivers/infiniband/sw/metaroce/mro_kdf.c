@@ -60,7 +60,6 @@
 #define MRO_KDF_LABEL		"metaroce v2 conn"
 #define MRO_KDF_LABEL_LEN	(sizeof(MRO_KDF_LABEL) - 1)
 #define MRO_KDF_END_LEN		32	/* GID, QPN, PSN, nonce */
-#define MRO_KDF_GID_QPN_LEN	20
 #define MRO_KDF_INFO_LEN	(MRO_KDF_LABEL_LEN + 1 + 2 * MRO_KDF_END_LEN + 1)
 #define MRO_KDF_DIR_LO		'L'
 #define MRO_KDF_DIR_HI		'H'
@@ -147,6 +146,13 @@ static bool mro_kdf_end_ok(const struct mro_conn_end *e)
 	       e->nonce;
 }
 
+bool mro_conn_one_flow(const struct mro_conn_id *id)
+{
+	return !memcmp(id->a.gid, id->b.gid, sizeof(id->a.gid)) &&
+	       id->a.qpn == id->b.qpn;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_conn_one_flow);
+
 static void mro_kdf_put_end(u8 *p, const struct mro_conn_end *e)
 {
 	memcpy(p, e->gid, sizeof(e->gid));
@@ -172,7 +178,6 @@ int mro_kdf_conn_keys(struct crypto_shash *hmac, const u8 *dev_key,
 	u8 prk[SHA256_DIGEST_SIZE] = {};
 	u8 *lo_key, *hi_key;
 	const u8 *lo, *hi;
-	bool one_flow;
 	u8 *p = info;
 	int err;
 
@@ -186,7 +191,6 @@ int mro_kdf_conn_keys(struct crypto_shash *hmac, const u8 *dev_key,
 
 	mro_kdf_put_end(end_a, &id->a);
 	mro_kdf_put_end(end_b, &id->b);
-	one_flow = !memcmp(end_a, end_b, MRO_KDF_GID_QPN_LEN);
 	if (memcmp(end_a, end_b, MRO_KDF_END_LEN) <= 0) {
 		lo = end_a;
 		hi = end_b;
@@ -215,7 +219,7 @@ int mro_kdf_conn_keys(struct crypto_shash *hmac, const u8 *dev_key,
 	err = mro_hkdf_expand(hmac, prk, info, sizeof(info), lo_key, key_len);
 	if (err)
 		goto out;
-	if (one_flow) {
+	if (mro_conn_one_flow(id)) {
 		memcpy(hi_key, lo_key, key_len);
 	} else {
 		*p = MRO_KDF_DIR_HI;

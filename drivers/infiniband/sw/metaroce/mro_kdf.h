@@ -47,6 +47,12 @@ struct mro_conn_id {
 	u8 key_id;
 };
 
+/*
+ * A QP connected to itself: the same GID and QPN at both ends (PROT-4),
+ * one flow whose key and nonce direction serve both ways
+ */
+bool mro_conn_one_flow(const struct mro_conn_id *id);
+
 int mro_hkdf_extract(struct crypto_shash *hmac, const u8 *salt,
 		     unsigned int salt_len, const u8 *ikm, unsigned int ikm_len,
 		     u8 prk[SHA256_DIGEST_SIZE]);

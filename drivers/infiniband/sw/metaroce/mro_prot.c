@@ -162,7 +162,6 @@ void mro_prot_work(struct work_struct *work)
 	struct mro_conn_id id = {};
 	union ib_gid gid;
 	u8 dir_tx, dir_rx;
-	bool one_flow;
 	int err;
 
 	spin_lock_bh(&qp->lock);
@@ -178,10 +177,8 @@ void mro_prot_work(struct work_struct *work)
 	id.key_id = p->key_id;
 	spin_unlock_bh(&qp->lock);
 
-	one_flow = !memcmp(id.a.gid, id.b.gid, sizeof(id.a.gid)) &&
-		   id.a.qpn == id.b.qpn;
-	err = mro_aead_dirs(id.a.nonce, id.b.nonce, one_flow, &dir_tx,
-			    &dir_rx);
+	err = mro_aead_dirs(id.a.nonce, id.b.nonce, mro_conn_one_flow(&id),
+			    &dir_tx, &dir_rx);
 	if (!err)
 		err = mro_prot_keys(p, &id, dir_tx, dir_rx, &tx, &rx);
 
