@@ -423,12 +423,14 @@ vm_scenarios() {
     local slots=${MRO_TEST_VMS:-$(nproc)} free need j pid dist sc files tmo
     local -a jobs=()
     local -A job_of=() need_of=() t0_of=()
+    # the jobs in start order, each as "NEED DIST SC FILES TIMEOUT"
     for j in "$@"; do
         read -r dist sc files tmo <<<"$j"
-        [ "$(scenario_topology "$sc")" = pair ] && jobs+=("$j")
+        [ "$(scenario_topology "$sc")" = pair ] &&
+            jobs+=("$((slots < 2 ? slots : 2)) $j")
     done
     while read -r j; do
-        [ -n "$j" ] && jobs+=("$j")
+        [ -n "$j" ] && jobs+=("1 $j")
     done < <(for j in "$@"; do
         read -r dist sc files tmo <<<"$j"
         [ "$(scenario_topology "$sc")" = pair ] ||
@@ -439,10 +441,7 @@ vm_scenarios() {
         # start every job that fits, first the first in order
         j=0
         while [ "$j" -lt ${#jobs[@]} ]; do
-            read -r dist sc files tmo <<<"${jobs[j]}"
-            need=1
-            [ "$(scenario_topology "$sc")" = pair ] && need=2
-            [ "$need" -gt "$slots" ] && need=$slots
+            read -r need dist sc files tmo <<<"${jobs[j]}"
             # install waits for its DKMS build; others go first meanwhile
             if [ "$sc" = install ] && [ -n "${dkms_pid[$dist]:-}" ]; then
                 if kill -0 "${dkms_pid[$dist]}" 2>/dev/null; then
@@ -456,7 +455,7 @@ vm_scenarios() {
                     not_started "vm-$dist-$sc" "$dist/$sc"
                     record "vm-$dist-$sc" 1
                 else
-                    log "start vm-$dist-$sc ($(scenario_topology "$sc"), $need of $slots cores)"
+                    log "start vm-$dist-$sc ($need of $slots cores)"
                     vm_scenario_run "$dist" "$sc" "$files" "vm-$dist-$sc" "$tmo" &
                     pid=$!
                     job_of[$pid]="$dist $sc"; need_of[$pid]=$need; t0_of[$pid]=$SECONDS
