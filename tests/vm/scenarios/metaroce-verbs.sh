@@ -5,8 +5,9 @@
 # small SENDs under netem delay and loss, repeated RNR episodes on one
 # QP (tools/mro-rnr), the retry count ending a QP whose peer is gone
 # (tools/mro-retry), a request completing before its answer when the
-# answer overtakes the ACK (tools/mro-order), and a connection whose ends
-# disagree on the window ending on both ends (HELLO).
+# answer overtakes the ACK (tools/mro-order), memory windows bound, used
+# and invalidated in IB's order under loss (tools/mro-mwbind), and a
+# connection whose ends disagree on the window ending on both ends (HELLO).
 # VM a serves, VM b is the client.
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
@@ -251,6 +252,37 @@ if [ "$ROLE" = a ]; then
     lab_check ack-overtaken-piggybacked test $((p1 - p0)) -ge 20
 fi
 lab_barrier order-done
+
+# Memory windows in IB's order under loss and reordering (tools/mro-mwbind,
+# a loopback pair on VM a): each round binds a type 2 window, tells the
+# peer its rkey with a SEND queued behind the bind, and the peer WRITEs
+# through it and invalidates it with SEND_WITH_INV; then the same with a
+# READ of the range back before a fenced SEND_WITH_INV.
+# netem on lo drops, delays and reorders every metaroce packet, so the
+# invalidation often arrives before the data it must wait for.
+if [ "$ROLE" = a ]; then
+    MWBIND=$LAB_FILES/mro-mwbind
+    lab_check mro-mwbind-present test -f "$MWBIND"
+    r0=$(mro_counter mr0 retransmits)
+    lab_check mw-netem-qdisc tc qdisc add dev lo root handle 1: prio
+    lab_check mw-netem tc qdisc add dev lo parent 1:1 handle 10: \
+        netem loss 3% delay 2ms reorder 25% 50%
+    lab_check mw-netem-filter tc filter add dev lo parent 1: protocol ip prio 1 u32 \
+        match ip protocol 17 0xff match ip dport 4796 0xffff flowid 1:1
+    timeout "$T" python3 "$MWBIND" -d mr0 -x "$GID" -n 20 >"$LAB_OUT/mwbind.out" 2>&1
+    lab_check_grep mw-bind-write-read-invalidate \
+        '^mw 20 of 20 rounds, [0-9]+ bytes verified, stale rkey refused: yes$' \
+        cat "$LAB_OUT/mwbind.out"
+    dropped=$(tc -s qdisc show dev lo | grep -A 1 '^qdisc netem' | mro_qdisc_dropped)
+    r1=$(mro_counter mr0 retransmits)
+    tc qdisc del dev lo root
+    lab_metric mw_netem_dropped "${dropped:-0}"
+    lab_metric mw_retransmits $((r1 - r0))
+    # the loss hit the rounds (else the order proved nothing)
+    lab_check mw-loss-hit test "${dropped:-0}" -gt 0
+    lab_check mw-retransmitted test $((r1 - r0)) -gt 0
+fi
+lab_barrier mw-done
 
 # Negotiation (HELLO): every connection above exchanged HELLOs and agreed.
 # Then VM a's new QPs get a 256-PSN window against b's 512: the first
