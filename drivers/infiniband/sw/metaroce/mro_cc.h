@@ -233,56 +233,6 @@ void mro_minrtt_update(struct mro_minrtt *m, u32 now_us, u32 rtt_us,
 u32 mro_minrtt_get(const struct mro_minrtt *m);
 
 /*
- * Whether @n more packets must wait with @pipe of @cwnd in the network.
- * Silly-window avoidance: a window that closed (*@closed) reopens only
- * when a quarter of it, and at least the ACK rhythm's step when it is
- * large enough, is free.  Reopened a packet at a time, every packet would
- * end a burst and ask for an ACK: one ACK per packet, which costs more
- * CPU than the data.
- */
-bool mro_cc_window_wait(u32 pipe, u32 cwnd, u32 n, bool *closed);
-
-/*
- * The same for the receiver's grant: whether @n more PSNs must wait with
- * @avail of it left and @span granted past the oldest PSN out.  A grant
- * that stopped new data (*@closed) reopens only when a quarter of @span,
- * at most the ACK rhythm's step, is free: resumed on the few PSNs each
- * ACK grants, a credit-limited sender would ask for an ACK every two or
- * three packets.  The caller lets a sender with nothing out go on
- * regardless: no ACK would come to open it.
- */
-bool mro_cc_credit_wait(u32 avail, u32 span, u32 n, bool *closed);
-
-/*
- * How many of @n packets to send as one burst the sender cannot pace
- * (the responses to one READ_REQ): no more than the window (@cwnd less
- * @pipe) and the grant (@credit) have room for, but not fewer than the
- * window's reopening share: a smaller burst fails mro_cc_window_wait()
- * and waits for that share, so a closed window is not refilled a packet
- * at a time.  At least 1 when @n is.
- */
-u32 mro_cc_burst_size(u32 n, u32 pipe, u32 cwnd, u32 credit);
-
-/*
- * The requester's ACK rhythm for a window of @cwnd PSNs: the responder's
- * (MRO_ACK_EVERY) once the window holds two of it, else the largest power
- * of two at most half the window (at least 2): the PSNs that end such a
- * span ask.
- */
-u32 mro_cc_ack_span(u32 cwnd);
-
-/*
- * Whether the packet with @psn must ask for an ACK (mro_psn.h rhythm):
- * with @pipe PSNs in the network once it left, of a window of @cwnd, the
- * oldest unacknowledged PSN @una and @credit more PSNs granted after it.
- * It asks when it ends a span of mro_cc_ack_span() (below two rhythms), or
- * when the grant, or the window, stops the sender before the next PSN
- * acknowledged unasked or asking, unless the ACK of the last such PSN,
- * still to come, will reopen the window (mro_cc_window_wait()).
- */
-bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit);
-
-/*
  * Before a timeout acts: keep the window it may have to give back (the
  * first timeout of an episode keeps the window from before the episode).
  * mro_cc_undo() restores it once the timeout proved spurious and returns

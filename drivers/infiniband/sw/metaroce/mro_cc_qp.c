@@ -11,6 +11,7 @@
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
 
+#include "mro_ackpol.h"
 #include "mro_psn.h"
 #include "mro_qp.h"
 #include "mro_trace.h"
@@ -272,7 +273,7 @@ static bool mro_cc_pace_ok(struct mro_qp *qp)
 /*
  * @npsn more PSNs fit the window; an empty pipe always takes one step.
  * New data (@reopen) waits, once the window closed, until a share of it
- * is free (mro_cc_window_wait()); a retransmission only needs room.
+ * is free (mro_ackpol_cwnd_wait()); a retransmission only needs room.
  */
 static bool mro_cc_window_ok(struct mro_qp *qp, u32 pipe, u32 npsn,
 			     bool reopen)
@@ -285,8 +286,8 @@ static bool mro_cc_window_ok(struct mro_qp *qp, u32 pipe, u32 npsn,
 		c->cwnd_closed = false;
 		return true;
 	}
-	if (!mro_cc_window_wait(pipe, cwnd, npsn,
-				reopen ? &c->cwnd_closed : &closed))
+	if (!mro_ackpol_cwnd_wait(pipe, cwnd, npsn,
+				  reopen ? &c->cwnd_closed : &closed))
 		return true;
 	mro_count(qp->dev->stats, MRO_CNT_CC_CWND_LIMITED, 1);
 	return false;
@@ -303,8 +304,8 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 	if (!mro_cc_window_ok(qp, pipe, npsn, true))
 		return false;
 	avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
-	if (mro_cc_credit_wait(avail, c->ctx.credit_psn - qp->snd_una, npsn,
-			       &c->credit_closed)) {
+	if (mro_ackpol_credit_wait(avail, c->ctx.credit_psn - qp->snd_una,
+				   npsn, &c->credit_closed)) {
 		if (pipe) {
 			mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_LIMITED, 1);
 			return false;
@@ -316,15 +317,16 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 	return mro_cc_pace_ok(qp);
 }
 
-/* responses a READ_REQ asks for, of @n wanted (mro_cc_burst_size()) */
+/* responses a READ_REQ asks for, of @n wanted (mro_ackpol_burst_size()) */
 u32 mro_cc_read_burst(struct mro_qp *qp, u32 n)
 {
 	struct mro_cc_qp *c = &qp->cc;
 
 	if (!c->on)
 		return n;
-	return mro_cc_burst_size(n, mro_cc_qp_pipe(qp), c->cc.ops->cwnd(&c->cc),
-				 mro_credit_tx_avail(&c->ctx, qp->snd_nxt));
+	return mro_ackpol_burst_size(n, mro_cc_qp_pipe(qp),
+				     c->cc.ops->cwnd(&c->cc),
+				     mro_credit_tx_avail(&c->ctx, qp->snd_nxt));
 }
 
 /*
@@ -368,9 +370,9 @@ bool mro_cc_ack_req(struct mro_qp *qp, u32 psn)
 
 	if (!c->on)
 		return false;
-	return mro_cc_need_ack(psn, qp->snd_una, c->cc.ops->cwnd(&c->cc),
-			       mro_cc_qp_pipe(qp) + 1,
-			       mro_credit_tx_avail(&c->ctx, psn + 1));
+	return mro_ackpol_need_ack(psn, qp->snd_una, c->cc.ops->cwnd(&c->cc),
+				   mro_cc_qp_pipe(qp) + 1,
+				   mro_credit_tx_avail(&c->ctx, psn + 1));
 }
 
 void mro_cc_sent(struct mro_qp *qp, u32 bytes)
