@@ -1,26 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit tests of metaroce congestion control: the "dual" window law
- * (slow start, additive increase, one multiplicative decrease per RTT on
- * ECN or delay, loss without congestion, timeouts), the "off" algorithm,
- * validation of echoed feedback, the windowed minimum RTT, receiver credit
- * accounting (no leak when ACKs are lost or reordered, shares across
- * senders) and pacing arithmetic, including overflow and hostile inputs.
+ * KUnit tests of metaroce congestion control: the registry (find by name
+ * and id, refusals, the private area's and parameter block's bounds), the
+ * "dual" window law (slow start, additive increase, one multiplicative
+ * decrease per RTT on ECN or delay, loss without congestion, timeouts and
+ * their undo, telemetry), the "off" algorithm, validation of echoed
+ * feedback, the windowed minimum RTT, receiver credit accounting (no leak
+ * when ACKs are lost or reordered, shares across senders) and pacing
+ * arithmetic, including overflow and hostile inputs.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
 
 #include "mro_cc.h"
+#include "mro_cc_algos.h"
+#include "mro_cc_dual.h"
 #include "mro_credit.h"
 #include "mro_psn.h"
 
 static const struct mro_cc_params cc_params = {
-	.target_delay_us = 500,
 	.min_cwnd = 2,
 	.max_cwnd = 1000,
+	.pace_gain_pct = 200,
+};
+
+/* dual with a fixed target of 500 us, no reverse split */
+static const struct mro_dual_params dual_params = {
+	.target_delay_us = 500,
 	.ai = 1,
 	.beta_pct = 80,
-	.pace_gain_pct = 200,
 };
 
 static u32 cw(struct mro_cc *cc)
@@ -41,7 +49,7 @@ static void ack(struct mro_cc *cc, u32 now, u32 acked, u32 delay, u32 ecn)
 /* dual in congestion avoidance at @cwnd packets, srtt 1 ms */
 static void cc_setup(struct mro_cc *cc, u32 cwnd)
 {
-	mro_cc_init(cc, &mro_cc_dual, &cc_params);
+	mro_cc_init(cc, &mro_cc_dual, &cc_params, &dual_params);
 	cc->srtt_us = 1000;
 	cc->cwnd_fp = cwnd << MRO_CC_FP_SHIFT;
 	cc->ssthresh = cwnd;
@@ -52,7 +60,7 @@ static void cc_slow_start_then_ai(struct kunit *test)
 	struct mro_cc cc;
 	u32 i;
 
-	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params, &dual_params);
 	cc.srtt_us = 1000;
 	KUNIT_EXPECT_EQ(test, cw(&cc), (u32)MRO_CC_INIT_CWND);
 	ack(&cc, 10, 16, 0, 0);
@@ -103,7 +111,7 @@ static void cc_delay_decrease(struct kunit *test)
 	ack(&cc, 1100, 1, 1000, 0);
 	KUNIT_EXPECT_GE(test, cw(&cc), 599U);
 	KUNIT_EXPECT_LE(test, cw(&cc), 601U);
-	KUNIT_EXPECT_TRUE(test, cc.delay_high);
+	KUNIT_EXPECT_TRUE(test, mro_dual(&cc)->delay_high);
 	/* the window holds while the last round was above the target */
 	ack(&cc, 1200, 50, 1000, 0);
 	KUNIT_EXPECT_LE(test, cw(&cc), 601U);
@@ -119,14 +127,14 @@ static void cc_delay_decrease(struct kunit *test)
 	/* one quiet sample in a round of late ones: no queue, no cut */
 	ack(&cc, 3200, 1, 0, 0);
 	ack(&cc, 4100, 1, 100000, 0);
-	KUNIT_EXPECT_FALSE(test, cc.delay_high);
+	KUNIT_EXPECT_FALSE(test, mro_dual(&cc)->delay_high);
 	KUNIT_EXPECT_EQ(test, cc.decreases, 3U);
 	/* a round without RTT samples says nothing */
 	{
 		struct mro_cc_sample s = { .now_us = 5200, .acked = 1 };
 
 		cc.ops->on_ack(&cc, &s);
-		KUNIT_EXPECT_FALSE(test, cc.delay_high);
+		KUNIT_EXPECT_FALSE(test, mro_dual(&cc)->delay_high);
 		KUNIT_EXPECT_EQ(test, cc.decreases, 3U);
 	}
 }
@@ -139,13 +147,13 @@ static u32 cc_noise(u32 *state, u32 range)
 }
 
 /* dual with the adaptive target, srtt 8 ms, rttvar 3 ms, at @cwnd */
-static void cc_setup_noisy(struct mro_cc *cc, struct mro_cc_params *p,
+static void cc_setup_noisy(struct mro_cc *cc, struct mro_dual_params *p,
 			   u32 cwnd)
 {
-	*p = cc_params;
-	p->target_var_pct = MRO_CC_TARGET_VAR_PCT;
-	p->target_max_us = MRO_CC_TARGET_MAX_US;
-	mro_cc_init(cc, &mro_cc_dual, p);
+	*p = dual_params;
+	p->target_var_pct = MRO_DUAL_TARGET_VAR_PCT;
+	p->target_max_us = MRO_DUAL_TARGET_MAX_US;
+	mro_cc_init(cc, &mro_cc_dual, &cc_params, p);
 	cc->srtt_us = 8000;
 	cc->rttvar_us = 3000;
 	cc->cwnd_fp = cwnd << MRO_CC_FP_SHIFT;
@@ -161,7 +169,7 @@ static void cc_setup_noisy(struct mro_cc *cc, struct mro_cc_params *p,
 static void cc_noisy_rtt(struct kunit *test)
 {
 	u32 i, now = 0, seed = 1, start;
-	struct mro_cc_params p;
+	struct mro_dual_params p;
 	struct mro_cc cc;
 
 	cc_setup_noisy(&cc, &p, 20);
@@ -173,9 +181,9 @@ static void cc_noisy_rtt(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, cc.decreases, 0U);
 	KUNIT_EXPECT_GT(test, cw(&cc), start + 80);	/* ~+1 per RTT */
-	KUNIT_EXPECT_EQ(test, cc.target_us, 500U + 2 * 3000);
+	KUNIT_EXPECT_EQ(test, mro_dual(&cc)->target_us, 500U + 2 * 3000);
 
-	KUNIT_EXPECT_EQ(test, cc.noise_us, 0U);
+	KUNIT_EXPECT_EQ(test, mro_dual(&cc)->noise_us, 0U);
 
 	/*
 	 * The same noise on top of a queue this window builds (20 packets
@@ -191,8 +199,8 @@ static void cc_noisy_rtt(struct kunit *test)
 		ack(&cc, now, 1, q + cc_noise(&seed, 12000), 0);
 	}
 	KUNIT_EXPECT_GT(test, cc.decreases, 3U);
-	KUNIT_EXPECT_LE(test, cw(&cc), 20U + 2 * cc.target_us / 500);
-	KUNIT_EXPECT_EQ(test, cc.noise_us, 0U);
+	KUNIT_EXPECT_LE(test, cw(&cc), 20U + 2 * mro_dual(&cc)->target_us / 500);
+	KUNIT_EXPECT_EQ(test, mro_dual(&cc)->noise_us, 0U);
 }
 
 /*
@@ -204,7 +212,7 @@ static void cc_noisy_rtt(struct kunit *test)
 static void cc_delay_not_ours(struct kunit *test)
 {
 	u32 i, now = 0, seed = 7, dec;
-	struct mro_cc_params p;
+	struct mro_dual_params p;
 	struct mro_cc cc;
 
 	cc_setup_noisy(&cc, &p, 200);
@@ -214,11 +222,11 @@ static void cc_delay_not_ours(struct kunit *test)
 	}
 	/* cut in the rounds before the verdict, not after */
 	KUNIT_EXPECT_GE(test, cc.decreases, 1U);
-	KUNIT_EXPECT_LE(test, cc.decreases, (u32)MRO_CC_NOISE_ROUNDS + 1);
-	KUNIT_EXPECT_GE(test, cc.noise_us, 20000U);
-	KUNIT_EXPECT_GT(test, cc.target_us, 20000U);
+	KUNIT_EXPECT_LE(test, cc.decreases, (u32)MRO_DUAL_NOISE_ROUNDS + 1);
+	KUNIT_EXPECT_GE(test, mro_dual(&cc)->noise_us, 20000U);
+	KUNIT_EXPECT_GT(test, mro_dual(&cc)->target_us, 20000U);
 	KUNIT_EXPECT_GE(test, cw(&cc), 25U);	/* >= 200 / 2^3, growing */
-	KUNIT_EXPECT_FALSE(test, cc.delay_high);
+	KUNIT_EXPECT_FALSE(test, mro_dual(&cc)->delay_high);
 
 	/* ECN still cuts at once, and is not taken for noise */
 	dec = cc.decreases;
@@ -231,13 +239,13 @@ static void cc_delay_not_ours(struct kunit *test)
 		now += 500;
 		ack(&cc, now, 1, cc_noise(&seed, 1000), 0);
 	}
-	KUNIT_EXPECT_LT(test, cc.noise_us, 1000U);
-	KUNIT_EXPECT_LT(test, cc.target_us, 500U + 2 * 3000 + 1000);
+	KUNIT_EXPECT_LT(test, mro_dual(&cc)->noise_us, 1000U);
+	KUNIT_EXPECT_LT(test, mro_dual(&cc)->target_us, 500U + 2 * 3000 + 1000);
 
 	/* a fixed target (target_var_pct 0) ignores the floor */
 	p.target_var_pct = 0;
-	cc.noise_us = 30000;
-	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 500U);
+	mro_dual(&cc)->noise_us = 30000;
+	KUNIT_EXPECT_EQ(test, mro_dual_target(&cc), 500U);
 }
 
 /*
@@ -267,74 +275,74 @@ static void cc_path_delay(struct kunit *test)
 static void cc_rev_queue(struct kunit *test)
 {
 	static const u32 offsets[] = { 0, 0x7fffff00, 0xfffffff0, 0x80000010 };
-	struct mro_cc_params p = cc_params;
+	struct mro_dual_params p = dual_params;
 	struct mro_cc cc;
 	u32 i, now;
 
 	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
 		u32 off = offsets[i];
 
-		mro_cc_init(&cc, &mro_cc_dual, &p);
+		mro_cc_init(&cc, &mro_cc_dual, &cc_params, &p);
 		now = 1000;
 		/* one-way 300 us, then 250 (the minimum), then queued */
-		KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 300 - off),
+		KUNIT_EXPECT_EQ(test, mro_dual_rev_queue(&cc, now, now - 300 - off),
 				0U);
 		now += 100;
-		KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 250 - off),
+		KUNIT_EXPECT_EQ(test, mro_dual_rev_queue(&cc, now, now - 250 - off),
 				0U);
 		now += 100;
-		KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 1250 - off),
+		KUNIT_EXPECT_EQ(test, mro_dual_rev_queue(&cc, now, now - 1250 - off),
 				1000U);
-		KUNIT_EXPECT_EQ(test, cc.rev_q_us, 1000U);
+		KUNIT_EXPECT_EQ(test, mro_dual(&cc)->rev_q_us, 1000U);
 		now += 100;
-		KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 251 - off),
+		KUNIT_EXPECT_EQ(test, mro_dual_rev_queue(&cc, now, now - 251 - off),
 				1U);
 	}
 
 	/* the minimum is windowed: after two windows the new level is 0 */
-	mro_cc_init(&cc, &mro_cc_dual, &p);
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params, &p);
 	now = 5;
-	mro_cc_rev_queue(&cc, now, now - 100);
+	mro_dual_rev_queue(&cc, now, now - 100);
 	now += MRO_CC_MINRTT_WIN_US / 2;
-	mro_cc_rev_queue(&cc, now, now - 400);
+	mro_dual_rev_queue(&cc, now, now - 400);
 	now += MRO_CC_MINRTT_WIN_US / 2;
-	KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 400), 0U);
+	KUNIT_EXPECT_EQ(test, mro_dual_rev_queue(&cc, now, now - 400), 0U);
 
 	/* a peer's clock that jumps by more than 2^30 us: start over */
-	mro_cc_init(&cc, &mro_cc_dual, &p);
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params, &p);
 	now = 7;
-	mro_cc_rev_queue(&cc, now, now - 100);
-	KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 100 - (5U << 29)),
+	mro_dual_rev_queue(&cc, now, now - 100);
+	KUNIT_EXPECT_EQ(test, mro_dual_rev_queue(&cc, now, now - 100 - (5U << 29)),
 			0U);
-	KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 600 - (5U << 29)),
+	KUNIT_EXPECT_EQ(test, mro_dual_rev_queue(&cc, now, now - 600 - (5U << 29)),
 			500U);
 	/* a jump of less is a queue (bounded by the RTT's delay in use) */
-	KUNIT_EXPECT_EQ(test, mro_cc_rev_queue(&cc, now, now - 100 - (5U << 29) -
+	KUNIT_EXPECT_EQ(test, mro_dual_rev_queue(&cc, now, now - 100 - (5U << 29) -
 					       (1U << 29)),
 			1U << 29);
 }
 
 static void cc_target_and_pipe(struct kunit *test)
 {
-	struct mro_cc_params p = cc_params;
+	struct mro_dual_params p = dual_params;
 	struct mro_cc cc;
 
-	mro_cc_init(&cc, &mro_cc_dual, &p);
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params, &p);
 	cc.rttvar_us = 100000;
-	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 500U);  /* fixed: pct 0 */
+	KUNIT_EXPECT_EQ(test, mro_dual_target(&cc), 500U);  /* fixed: pct 0 */
 	p.target_var_pct = 200;
 	p.target_max_us = 10000;
 	cc.rttvar_us = 0;
-	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 500U);
+	KUNIT_EXPECT_EQ(test, mro_dual_target(&cc), 500U);
 	cc.rttvar_us = 1000;
-	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 2500U);
+	KUNIT_EXPECT_EQ(test, mro_dual_target(&cc), 2500U);
 	cc.rttvar_us = U32_MAX;			/* bounded, no overflow */
-	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 10000U);
+	KUNIT_EXPECT_EQ(test, mro_dual_target(&cc), 10000U);
 	p.target_max_us = 1;			/* never below the base */
-	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 500U);
+	KUNIT_EXPECT_EQ(test, mro_dual_target(&cc), 500U);
 	p.target_delay_us = 0;
 	p.target_var_pct = 0;
-	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 1U);
+	KUNIT_EXPECT_EQ(test, mro_dual_target(&cc), 1U);
 
 	/* in flight = outstanding - SACKed above a hole - declared lost */
 	KUNIT_EXPECT_EQ(test, mro_cc_pipe(10, 3, 2), 5U);
@@ -372,31 +380,31 @@ static void cc_loss_is_not_congestion(struct kunit *test)
  */
 static void cc_loss_with_standing_queue(struct kunit *test)
 {
-	struct mro_cc_params p = cc_params;
+	struct mro_dual_params p = dual_params;
 	struct mro_cc cc;
 
 	p.target_var_pct = 200;
 	p.target_max_us = 50000;
-	mro_cc_init(&cc, &mro_cc_dual, &p);
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params, &p);
 	cc.srtt_us = 1000;
 	cc.rttvar_us = 5000;		/* target 500 + 10000 */
 	cc.cwnd_fp = 100 << MRO_CC_FP_SHIFT;
 	cc.ssthresh = 100;
-	KUNIT_EXPECT_EQ(test, mro_cc_target(&cc), 10500U);
-	KUNIT_EXPECT_EQ(test, mro_cc_loss_target(&cc), 500U);
+	KUNIT_EXPECT_EQ(test, mro_dual_target(&cc), 10500U);
+	KUNIT_EXPECT_EQ(test, mro_dual_loss_target(&cc), 500U);
 
 	/* a round with 200 us of queue: below both targets */
 	ack(&cc, 10, 1, 200, 0);
 	ack(&cc, 1100, 1, 200, 0);
-	KUNIT_EXPECT_EQ(test, cc.round_delay_us, 200U);
+	KUNIT_EXPECT_EQ(test, mro_dual(&cc)->round_delay_us, 200U);
 	cc.ops->on_loss(&cc, 1200, 3);
 	KUNIT_EXPECT_EQ(test, cw(&cc), 100U);
 
 	/* 5 ms of queue: under the delay target, so no delay cut ... */
 	ack(&cc, 1300, 1, 5000, 0);
 	ack(&cc, 2400, 1, 5000, 0);
-	KUNIT_EXPECT_EQ(test, cc.round_delay_us, 5000U);
-	KUNIT_EXPECT_FALSE(test, cc.delay_high);
+	KUNIT_EXPECT_EQ(test, mro_dual(&cc)->round_delay_us, 5000U);
+	KUNIT_EXPECT_FALSE(test, mro_dual(&cc)->delay_high);
 	KUNIT_EXPECT_EQ(test, cw(&cc), 100U);
 	KUNIT_EXPECT_EQ(test, cc.decreases, 0U);
 	/* ... but a loss now is an overflow: 0.8 * 4500 / 5000, at most 1/2 */
@@ -408,14 +416,14 @@ static void cc_loss_with_standing_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.decreases, 1U);
 
 	/* the noise floor raises the loss target: 5 ms of noise is not ours */
-	cc.noise_us = 5000;
-	KUNIT_EXPECT_EQ(test, mro_cc_loss_target(&cc), 5500U);
+	mro_dual(&cc)->noise_us = 5000;
+	KUNIT_EXPECT_EQ(test, mro_dual_loss_target(&cc), 5500U);
 	cc.ops->on_loss(&cc, 4000, 1);
 	KUNIT_EXPECT_EQ(test, cw(&cc), 50U);
 
 	/* a fixed target decides alone */
 	p.target_var_pct = 0;
-	KUNIT_EXPECT_EQ(test, mro_cc_loss_target(&cc), mro_cc_target(&cc));
+	KUNIT_EXPECT_EQ(test, mro_dual_loss_target(&cc), mro_dual_target(&cc));
 }
 
 static void cc_timeouts_collapse_and_regrow(struct kunit *test)
@@ -457,7 +465,7 @@ static void cc_spurious_timeout_undo(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mro_cc_undo(&cc));
 	KUNIT_EXPECT_EQ(test, cw(&cc), 512U);
 	KUNIT_EXPECT_EQ(test, cc.ssthresh, 512U);
-	KUNIT_EXPECT_EQ(test, cc.timeouts, 0U);
+	KUNIT_EXPECT_EQ(test, mro_dual(&cc)->timeouts, 0U);
 	KUNIT_EXPECT_EQ(test, cc.undos, 1U);
 	KUNIT_EXPECT_FALSE(test, mro_cc_undo(&cc));	/* once only */
 
@@ -482,7 +490,7 @@ static void cc_clamps_and_hostile_samples(struct kunit *test)
 	struct mro_cc cc;
 	u32 i, now = 0xfffff000U;	/* the clock wraps during the test */
 
-	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params, &dual_params);
 	cc.srtt_us = 0;			/* no RTT yet: still bounded */
 	for (i = 0; i < 50; i++)
 		ack(&cc, now + i, U32_MAX, 0, 0);
@@ -493,25 +501,187 @@ static void cc_clamps_and_hostile_samples(struct kunit *test)
 		ack(&cc, now, 0, U32_MAX, U32_MAX);
 	}
 	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.min_cwnd);
-	KUNIT_EXPECT_LE(test, cc.alpha, MRO_CC_ONE);
+	KUNIT_EXPECT_LE(test, mro_dual(&cc)->alpha, MRO_CC_ONE);
 }
 
 static void cc_off_is_fixed(struct kunit *test)
 {
 	struct mro_cc cc;
 
-	mro_cc_init(&cc, &mro_cc_off, &cc_params);
+	mro_cc_init(&cc, &mro_cc_off, &cc_params, NULL);
 	cc.srtt_us = 100;
 	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.max_cwnd);
 	ack(&cc, 1, 1, 100000, 50);
-	cc.ops->on_loss(&cc, 2, 10);
-	cc.ops->on_timeout(&cc, 3);
-	cc.ops->on_timeout(&cc, 4);
+	mro_cc_on_loss(&cc, 2, 10);
+	mro_cc_on_timeout(&cc, 3);
+	mro_cc_on_timeout(&cc, 4);
 	KUNIT_EXPECT_EQ(test, cw(&cc), cc_params.max_cwnd);
 	KUNIT_EXPECT_EQ(test, cc.ops->pacing_rate(&cc, 1024), 0ULL);
-	KUNIT_EXPECT_PTR_EQ(test, mro_cc_find("off"), &mro_cc_off);
-	KUNIT_EXPECT_PTR_EQ(test, mro_cc_find("dual\n"), &mro_cc_dual);
+	/* without undo_cwnd there is nothing to give back */
+	KUNIT_EXPECT_FALSE(test, mro_cc_undo(&cc));
+	KUNIT_EXPECT_FALSE(test, cc.undo_valid);
+	KUNIT_EXPECT_EQ(test, cc.undos, 0U);
+	mro_cc_release(&cc);
+	KUNIT_EXPECT_NULL(test, cc.ops);
+}
+
+static void cc_test_init(struct mro_cc *cc)
+{
+	cc->cwnd_fp = mro_cc_clamp(cc, 4 << MRO_CC_FP_SHIFT);
+}
+
+static void cc_test_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s)
+{
+}
+
+static u32 cc_test_cwnd(const struct mro_cc *cc)
+{
+	return mro_cc_pkts(cc);
+}
+
+static u64 cc_test_rate(const struct mro_cc *cc, u32 pkt_bytes)
+{
+	return 0;
+}
+
+struct cc_test_params {
+	u32 a;
+	u32 b;
+};
+
+static const struct cc_test_params cc_test_defaults = { 1, 2 };
+
+static const struct mro_cc_knob cc_test_knobs[] = {
+	{ "kunit_a", offsetof(struct cc_test_params, a), 0, 10 },
+	{ "kunit_b", offsetof(struct cc_test_params, b), 0, 10 },
+};
+
+#define CC_TEST_OPS(n)							\
+	{ .name = (n), .owner = THIS_MODULE, .init = cc_test_init,	\
+	  .on_ack = cc_test_on_ack, .cwnd = cc_test_cwnd,		\
+	  .pacing_rate = cc_test_rate }
+
+/*
+ * The registry: an algorithm is found by name (a sysfs write's newline
+ * ignored) and by id while registered, and not after; a name taken, a
+ * missing op, private state or parameters beyond the fixed areas and a
+ * full table are refused; a slot taken again gets a new id.
+ */
+static void cc_registry(struct kunit *test)
+{
+	static struct mro_cc_ops a = CC_TEST_OPS("kunit_a");
+	static struct mro_cc_ops dup = CC_TEST_OPS("kunit_a");
+	static struct mro_cc_ops bad = CC_TEST_OPS("kunit_bad");
+	static struct mro_cc_ops fill[MRO_CC_SLOTS];
+	static const char *const names[MRO_CC_SLOTS] = {
+		"kunit_0", "kunit_1", "kunit_2", "kunit_3",
+		"kunit_4", "kunit_5", "kunit_6", "kunit_7",
+	};
+	int err[MRO_CC_SLOTS];
+	u32 id, i;
+
+	KUNIT_ASSERT_EQ(test, mro_cc_register(&a), 0);
+	KUNIT_EXPECT_PTR_EQ(test, mro_cc_find("kunit_a"), &a);
+	KUNIT_EXPECT_PTR_EQ(test, mro_cc_find("kunit_a\n"), &a);
+	KUNIT_EXPECT_NULL(test, mro_cc_find("kunit"));
 	KUNIT_EXPECT_NULL(test, mro_cc_find("cubic"));
+	KUNIT_EXPECT_PTR_EQ(test, mro_cc_get(a.id), &a);
+	mro_cc_put(&a);
+	KUNIT_EXPECT_PTR_EQ(test, mro_cc_slot(mro_cc_id_slot(a.id)), &a);
+	KUNIT_EXPECT_NULL(test, mro_cc_slot(MRO_CC_SLOTS));
+	/* a name taken */
+	KUNIT_EXPECT_EQ(test, mro_cc_register(&dup), -EEXIST);
+	KUNIT_EXPECT_PTR_EQ(test, mro_cc_find("kunit_a"), &a);
+
+	/* the private area: its size is allowed, one byte more is not */
+	bad.priv_size = MRO_CC_PRIV_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, mro_cc_register(&bad), -EINVAL);
+	bad.priv_size = MRO_CC_PRIV_SIZE;
+	KUNIT_EXPECT_EQ(test, mro_cc_register(&bad), 0);
+	mro_cc_unregister(&bad);
+	/* parameters: within the block, knobs inside them */
+	bad.params_size = sizeof(struct mro_cc_aparams) + 4;
+	KUNIT_EXPECT_EQ(test, mro_cc_register(&bad), -EINVAL);
+	bad.params_size = sizeof(u32);
+	bad.knobs = cc_test_knobs;
+	bad.n_knobs = ARRAY_SIZE(cc_test_knobs);
+	bad.defaults = &cc_test_defaults;
+	KUNIT_EXPECT_EQ(test, mro_cc_register(&bad), -EINVAL);
+	bad.params_size = sizeof(struct cc_test_params);
+	KUNIT_EXPECT_EQ(test, mro_cc_register(&bad), 0);
+	mro_cc_unregister(&bad);
+	/* a required op missing, a name too long or empty */
+	bad.cwnd = NULL;
+	KUNIT_EXPECT_EQ(test, mro_cc_register(&bad), -EINVAL);
+	bad.cwnd = cc_test_cwnd;
+	bad.name = "kunit_name_too_long";
+	KUNIT_EXPECT_EQ(test, mro_cc_register(&bad), -EINVAL);
+	bad.name = "";
+	KUNIT_EXPECT_EQ(test, mro_cc_register(&bad), -EINVAL);
+
+	/* the table fills up: the last ones are refused */
+	for (i = 0; i < MRO_CC_SLOTS; i++) {
+		fill[i] = (struct mro_cc_ops)CC_TEST_OPS(names[i]);
+		err[i] = mro_cc_register(&fill[i]);
+		KUNIT_EXPECT_TRUE(test, !err[i] || err[i] == -ENOSPC);
+	}
+	KUNIT_EXPECT_EQ(test, err[MRO_CC_SLOTS - 1], -ENOSPC);
+	for (i = 0; i < MRO_CC_SLOTS; i++)
+		if (!err[i])
+			mro_cc_unregister(&fill[i]);
+
+	/* gone: neither name nor id finds it; back: a new id */
+	id = a.id;
+	mro_cc_unregister(&a);
+	KUNIT_EXPECT_NULL(test, mro_cc_find("kunit_a"));
+	KUNIT_EXPECT_NULL(test, mro_cc_get(id));
+	KUNIT_ASSERT_EQ(test, mro_cc_register(&a), 0);
+	KUNIT_EXPECT_NE(test, a.id, id);
+	KUNIT_EXPECT_NULL(test, mro_cc_get(id));
+	mro_cc_unregister(&a);
+}
+
+/* dual's telemetry through get_info, the core's without one */
+static void cc_get_info(struct kunit *test)
+{
+	struct mro_dual_params p = dual_params;
+	struct mro_cc_info info;
+	struct mro_cc cc;
+
+	p.rev_split = 1;
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params, &p);
+	cc.srtt_us = 1000;
+	{
+		struct mro_cc_sample s = {
+			.now_us = 100, .acked = 1, .rtt_us = 900,
+			.delay_us = 800, .peer_ts = 100 - 50,
+		};
+
+		mro_cc_on_ack(&cc, &s);
+		/* the ACK's own queueing: 300 us above the first one's */
+		s.now_us = 200;
+		s.peer_ts = 200 - 350;
+		mro_cc_on_ack(&cc, &s);
+	}
+	mro_cc_get_info(&cc, &info);
+	KUNIT_EXPECT_EQ(test, info.rev_delay_us, 300U);
+	KUNIT_EXPECT_EQ(test, info.delay_us, 500U);
+	KUNIT_EXPECT_EQ(test, info.target_us, 500U);
+	KUNIT_EXPECT_EQ(test, info.noise_us, 0U);
+	KUNIT_EXPECT_EQ(test, cc.last_delay_us, 800U);
+
+	mro_cc_init(&cc, &mro_cc_off, &cc_params, NULL);
+	{
+		struct mro_cc_sample s = {
+			.now_us = 100, .acked = 1, .rtt_us = 900,
+			.delay_us = 700,
+		};
+
+		mro_cc_on_ack(&cc, &s);
+	}
+	mro_cc_get_info(&cc, &info);
+	KUNIT_EXPECT_EQ(test, info.delay_us, 700U);
+	KUNIT_EXPECT_EQ(test, info.target_us, 0U);
 }
 
 static void cc_feedback_validation(struct kunit *test)
@@ -519,7 +689,7 @@ static void cc_feedback_validation(struct kunit *test)
 	struct mro_cc_sample s;
 	struct mro_cc cc;
 
-	mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+	mro_cc_init(&cc, &mro_cc_dual, &cc_params, &dual_params);
 	/* first ACK synchronises the ECN echo, counts nothing */
 	KUNIT_EXPECT_EQ(test, mro_cc_make_sample(&cc, 1000, 900, 0xfff0, 4,
 						 10, 0, &s), 0U);
@@ -818,7 +988,7 @@ static void pacing_arithmetic(struct kunit *test)
 	{
 		struct mro_cc cc;
 
-		mro_cc_init(&cc, &mro_cc_dual, &cc_params);
+		mro_cc_init(&cc, &mro_cc_dual, &cc_params, &dual_params);
 		KUNIT_EXPECT_EQ(test, cc.ops->pacing_rate(&cc, 1024), 0ULL);
 		cc.srtt_us = 1000;
 		KUNIT_EXPECT_EQ(test, cc.ops->pacing_rate(&cc, 1024),
@@ -842,6 +1012,8 @@ static struct kunit_case metaroce_cc_cases[] = {
 	KUNIT_CASE(cc_spurious_timeout_undo),
 	KUNIT_CASE(cc_clamps_and_hostile_samples),
 	KUNIT_CASE(cc_off_is_fixed),
+	KUNIT_CASE(cc_registry),
+	KUNIT_CASE(cc_get_info),
 	KUNIT_CASE(cc_feedback_validation),
 	KUNIT_CASE(cc_minrtt_window),
 	KUNIT_CASE(credit_no_leak_with_lost_acks),

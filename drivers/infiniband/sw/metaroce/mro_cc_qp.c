@@ -174,21 +174,39 @@ void mro_cc_qp_create(struct mro_qp *qp)
 	c->credit_timer.function = mro_cc_credit_fire;
 }
 
+/* the sender's algorithm ends: its release, the reference on its owner */
+static void mro_cc_stop(struct mro_qp *qp)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	const struct mro_cc_ops *ops = c->cc.ops;
+
+	lockdep_assert_held(&qp->lock);
+	if (!c->on)
+		return;
+	c->on = false;
+	mro_cc_release(&c->cc);
+	mro_cc_put(ops);
+}
+
 void mro_cc_qp_destroy(struct mro_qp *qp)
 {
 	hrtimer_cancel(&qp->cc.pace_timer);
 	hrtimer_cancel(&qp->cc.credit_timer);
 	spin_lock_bh(&qp->lock);
+	mro_cc_stop(qp);
 	mro_credit_rx_release(&qp->dev->cc.pool, &qp->cc.crx);
 	spin_unlock_bh(&qp->lock);
 }
 
-/* a state change (qp->lock held; timers are only stopped, not waited) */
+/* a state change; timers are only stopped, not waited */
 void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 {
 	struct mro_cc_qp *c = &qp->cc;
 	struct mro_cc_dev *d = &qp->dev->cc;
+	const struct mro_cc_ops *ops;
+	const void *ap;
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
 	switch (new_state) {
@@ -202,7 +220,8 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 	case IB_QPS_RTS:
 		if (c->on)
 			break;	/* SQD -> RTS keeps the window */
-		mro_cc_init(&c->cc, READ_ONCE(d->ops), &d->params);
+		ops = mro_cc_dev_algo(d, &ap);
+		mro_cc_init(&c->cc, ops, &d->params, ap);
 		/* without credits here, no speculation: the whole window */
 		mro_credit_tx_init(&c->ctx, qp->snd_nxt,
 				   READ_ONCE(d->params.credits) ?
@@ -217,7 +236,7 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 		break;
 	case IB_QPS_RESET:
 	case IB_QPS_ERR:
-		c->on = false;
+		mro_cc_stop(qp);
 		hrtimer_try_to_cancel(&c->pace_timer);
 		mro_credit_rx_release(&d->pool, &c->crx);
 		break;
@@ -416,7 +435,7 @@ void mro_cc_loss(struct mro_qp *qp, u32 old_lost)
 
 	if (!c->on || qp->lost <= old_lost)
 		return;
-	c->cc.ops->on_loss(&c->cc, mro_now_us(), qp->lost - old_lost);
+	mro_cc_on_loss(&c->cc, mro_now_us(), qp->lost - old_lost);
 	mro_cc_feedback_done(qp, dec);
 }
 
@@ -448,10 +467,7 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 	bad = mro_cc_make_sample(&c->cc, now, a->ts_echo, a->ecn_ce,
 				 qp->snd_una - old_una, mro_inflight(qp), pmin,
 				 &s);
-	/* the window answers for the forward queue only */
-	if (s.rtt_us && READ_ONCE(c->cc.p->rev_split))
-		s.delay_us -= min(s.delay_us,
-				  mro_cc_rev_queue(&c->cc, now, hdr->tsval));
+	s.peer_ts = hdr->tsval;
 	if (bad & MRO_CC_FB_BAD_ECN)
 		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
 	if (s.ecn) {
@@ -459,9 +475,9 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 		if (a->echo_path < qp->paths.n)
 			qp->paths.path[a->echo_path].ecn += s.ecn;
 	}
-	c->cc.ops->on_ack(&c->cc, &s);
+	mro_cc_on_ack(&c->cc, &s);
 	if (qp->lost > old_lost)
-		c->cc.ops->on_loss(&c->cc, now, qp->lost - old_lost);
+		mro_cc_on_loss(&c->cc, now, qp->lost - old_lost);
 	mro_cc_feedback_done(qp, dec);
 }
 
@@ -491,7 +507,7 @@ void mro_cc_resp(struct mro_qp *qp, u32 old_una, bool ce)
 	dec = c->cc.decreases;
 	c->cc.srtt_us = qp->srtt_us;
 	c->cc.rttvar_us = qp->rttvar_us;
-	c->cc.ops->on_ack(&c->cc, &s);
+	mro_cc_on_ack(&c->cc, &s);
 	mro_cc_feedback_done(qp, dec);
 }
 
@@ -503,8 +519,7 @@ void mro_cc_timeout(struct mro_qp *qp)
 	if (!c->on)
 		return;
 	c->rto_retx = true;
-	mro_cc_undo_save(&c->cc);
-	c->cc.ops->on_timeout(&c->cc, mro_now_us());
+	mro_cc_on_timeout(&c->cc, mro_now_us());
 	mro_cc_count_cuts(qp, dec, true);
 }
 

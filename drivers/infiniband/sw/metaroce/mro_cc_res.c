@@ -43,15 +43,18 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns)
 	spin_lock_bh(&qp->lock);
 	s.algo = c->on ? c->cc.ops->name : "none";
 	if (c->on) {
+		struct mro_cc_info info;
+
+		mro_cc_get_info(&c->cc, &info);
 		s.cwnd = c->cc.ops->cwnd(&c->cc);
 		s.ssthresh = c->cc.ssthresh;
 		s.credit_psn = c->ctx.credit_psn;
 		s.credit_avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
 		s.ecn_echoed = c->cc.ecn_total;
-		s.delay_us = c->cc.last_delay_us;
-		s.rev_delay_us = c->cc.rev_q_us;
-		s.target_us = c->cc.target_us;
-		s.noise_us = c->cc.noise_us;
+		s.delay_us = info.delay_us;
+		s.rev_delay_us = info.rev_delay_us;
+		s.target_us = info.target_us;
+		s.noise_us = info.noise_us;
 		s.min_rtt_us = mro_minrtt_get(&c->cc.minrtt);
 		s.pace_rate = c->pace_rate;
 		s.decreases = c->cc.decreases;
