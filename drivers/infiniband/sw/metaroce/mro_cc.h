@@ -61,6 +61,17 @@ struct mro_cc_knob {
 	u32 max;
 };
 
+/* the knob of field @f in parameter struct @type, range @lo..@hi */
+#define MRO_CC_KNOB(type, f, lo, hi)	{ #f, offsetof(type, f), lo, hi }
+
+/*
+ * The default of field @f of the parameter struct @var as the module
+ * parameter cc_<f> (needs linux/moduleparam.h)
+ */
+#define MRO_CC_MODULE_PARAM(var, f, desc)				\
+	module_param_named(cc_##f, var.f, uint, 0644);			\
+	MODULE_PARM_DESC(cc_##f, desc)
+
 /* an algorithm's parameter block: a struct of u32 fields, at most this */
 struct mro_cc_aparams {
 	u32 v[MRO_CC_PARAMS_MAX];

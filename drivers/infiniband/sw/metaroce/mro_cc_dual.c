@@ -30,9 +30,7 @@ static struct mro_dual_params mro_dual_defaults = {
 	.rev_split = 1,
 };
 
-#define MRO_DUAL_PARAM(field, desc)					\
-	module_param_named(cc_##field, mro_dual_defaults.field, uint, 0644); \
-	MODULE_PARM_DESC(cc_##field, desc)
+#define MRO_DUAL_PARAM(f, desc)	MRO_CC_MODULE_PARAM(mro_dual_defaults, f, desc)
 
 MRO_DUAL_PARAM(target_delay_us, "dual: queueing delay target in us (default 500)");
 MRO_DUAL_PARAM(target_var_pct, "dual: target grows by this % of rttvar, 0 = fixed (default 200)");
@@ -42,7 +40,7 @@ MRO_DUAL_PARAM(beta_pct, "dual: delay decrease gain in percent (default 80)");
 MRO_DUAL_PARAM(rev_split, "dual: 1 = delay without the ACKs' one-way queueing (default 1)");
 
 static const struct mro_cc_knob mro_dual_knobs[] = {
-#define K(f, lo, hi) { #f, offsetof(struct mro_dual_params, f), lo, hi }
+#define K(f, lo, hi) MRO_CC_KNOB(struct mro_dual_params, f, lo, hi)
 	K(target_delay_us, 1, 1000000),
 	K(target_var_pct, 0, 1000),
 	K(target_max_us, 1, 1000000),

@@ -38,9 +38,7 @@ static char mro_cc_algo[MRO_CC_NAME_MAX] = "dual";
 module_param_string(cc_algo, mro_cc_algo, sizeof(mro_cc_algo), 0644);
 MODULE_PARM_DESC(cc_algo, "congestion control of new devices: dual (delay + ECN), off, or another registered one (default dual)");
 
-#define MRO_CC_PARAM(field, desc)					\
-	module_param_named(cc_##field, mro_cc_defaults.field, uint, 0644); \
-	MODULE_PARM_DESC(cc_##field, desc)
+#define MRO_CC_PARAM(f, desc)	MRO_CC_MODULE_PARAM(mro_cc_defaults, f, desc)
 
 MRO_CC_PARAM(min_cwnd, "smallest congestion window in packets (default 2)");
 MRO_CC_PARAM(max_cwnd, "largest congestion window in packets (default 16384)");
@@ -54,7 +52,7 @@ MRO_CC_PARAM(spec_window, "packets a new sender sends before its first grant (de
 MRO_CC_PARAM(credit_idle_us, "credit timer interval in us (default 2000)");
 
 static const struct mro_cc_knob mro_cc_knobs[] = {
-#define K(f, lo, hi) { #f, offsetof(struct mro_cc_params, f), lo, hi }
+#define K(f, lo, hi) MRO_CC_KNOB(struct mro_cc_params, f, lo, hi)
 	K(min_cwnd, 1, 1024),
 	K(max_cwnd, 1, MRO_CC_MAX_CWND),
 	K(pace_gain_pct, 0, 1000),
