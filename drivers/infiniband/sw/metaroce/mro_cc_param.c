@@ -19,6 +19,7 @@
 static struct mro_cc_ops *const mro_cc_builtin[] = {
 	&mro_cc_dual,		/* the first: the default and the fallback */
 	&mro_cc_off,
+	&mro_cc_swift,
 };
 
 static struct mro_cc_params mro_cc_defaults = {
