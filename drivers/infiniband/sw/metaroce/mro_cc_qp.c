@@ -317,6 +317,7 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 	struct mro_cc_qp *c = &qp->cc;
 	u32 pipe, avail;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on)
 		return true;
 	pipe = mro_cc_qp_pipe(qp);
@@ -341,6 +342,7 @@ u32 mro_cc_read_burst(struct mro_qp *qp, u32 n)
 {
 	struct mro_cc_qp *c = &qp->cc;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on)
 		return n;
 	return mro_ackpol_burst_size(n, mro_cc_qp_pipe(qp),
@@ -356,6 +358,7 @@ u32 mro_cc_read_burst(struct mro_qp *qp, u32 n)
  */
 bool mro_cc_may_retx(struct mro_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	if (!qp->cc.on)
 		return true;
 	/* the pipe may be full of packets lost unseen: never stall an RTO */
@@ -369,11 +372,13 @@ bool mro_cc_may_retx(struct mro_qp *qp)
 
 void mro_cc_slot_acked(struct mro_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	qp->cc.sacked++;
 }
 
 void mro_cc_una_passed(struct mro_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	if (qp->cc.sacked)
 		qp->cc.sacked--;
 }
@@ -387,6 +392,7 @@ bool mro_cc_ack_req(struct mro_qp *qp, u32 psn)
 {
 	struct mro_cc_qp *c = &qp->cc;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on)
 		return false;
 	return mro_ackpol_need_ack(psn, qp->snd_una, c->cc.ops->cwnd(&c->cc),
@@ -399,6 +405,7 @@ void mro_cc_sent(struct mro_qp *qp, u32 bytes)
 	struct mro_cc_qp *c = &qp->cc;
 	u64 gap;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on || !c->pace_rate)
 		return;
 	gap = mro_pace_gap_ns(mro_cc_pkt_bytes(bytes), c->pace_rate);
@@ -433,6 +440,7 @@ void mro_cc_loss(struct mro_qp *qp, u32 old_lost)
 	struct mro_cc_qp *c = &qp->cc;
 	u32 dec = c->cc.decreases;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on || qp->lost <= old_lost)
 		return;
 	mro_cc_on_loss(&c->cc, mro_now_us(), qp->lost - old_lost);
@@ -448,6 +456,7 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 	u32 dec, pmin = 0, now = mro_now_us();
 	unsigned int bad;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on || mro_seq_after(a->cum_psn, qp->snd_nxt))
 		return;
 	switch (mro_credit_tx_update(&c->ctx, a->credit_psn, qp->snd_una,
@@ -498,6 +507,7 @@ void mro_cc_resp(struct mro_qp *qp, u32 old_una, bool ce)
 	};
 	u32 dec;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on || (!s.acked && !s.ecn))
 		return;
 	if (s.ecn) {
@@ -516,6 +526,7 @@ void mro_cc_timeout(struct mro_qp *qp)
 	struct mro_cc_qp *c = &qp->cc;
 	u32 dec = c->cc.decreases;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on)
 		return;
 	c->rto_retx = true;
@@ -528,6 +539,7 @@ void mro_cc_rto_verdict(struct mro_qp *qp, bool spurious)
 {
 	struct mro_cc *cc = &qp->cc.cc;
 
+	lockdep_assert_held(&qp->lock);
 	if (!qp->cc.on)
 		return;
 	if (spurious)
@@ -572,6 +584,7 @@ void mro_cc_rx(struct mro_qp *qp, const struct mro_hdr *hdr)
 {
 	struct mro_credit_rx *rx = &qp->cc.crx;
 
+	lockdep_assert_held(&qp->lock);
 	if (hdr->ce)
 		qp->ecn_ce++;
 	if (qp->ibqp.qp_type != IB_QPT_RC ||
@@ -588,6 +601,7 @@ u32 mro_cc_grant(struct mro_qp *qp)
 	struct mro_credit_rx *rx = &qp->cc.crx;
 	u32 base = qp->rxwin.base, win = qp->rxwin.size;
 
+	lockdep_assert_held(&qp->lock);
 	if (!READ_ONCE(p->credits)) {
 		mro_credit_rx_release(&qp->dev->cc.pool, rx);
 		return base + win;
