@@ -133,8 +133,8 @@ cc_run() {
     lab_barrier "cc-$algo-set"
     if [ "$ROLE" = b ]; then
         (for _ in $(seq 100); do
-            rdma -dd resource show qp link "$DEV/1" 2>/dev/null |
-                grep -Eq " cc $algo( |\$)" && { echo 1; exit 0; }
+            rdma -dd resource show qp link "$DEV/1" >"$LAB_OUT/cc-$algo-qps.txt" 2>&1
+            grep -Eq " drv_cc $algo( |\$)" "$LAB_OUT/cc-$algo-qps.txt" && { echo 1; exit 0; }
             sleep 0.2
         done; echo 0) >"$LAB_WORK/cc-$algo-seen" &
         pid=$!

@@ -66,11 +66,13 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns)
 		s.min_rtt_us = 0;
 
 	/*
-	 * Best effort, most useful first: rdma(8) reads dumps with a 4 KiB
-	 * buffer and the per-path attributes come first.  An attribute is
-	 * added only with room for all of it, so none is ever cut in half.
+	 * Best effort, most useful first (the algorithm's name, then its
+	 * window): rdma(8) reads dumps with a 4 KiB buffer and the per-path
+	 * attributes come first.  An attribute is added only with room for
+	 * all of it, so none is ever cut in half.
 	 */
 	if (!mro_cc_room(msg) ||
+	    rdma_nl_put_driver_string(msg, "cc", s.algo) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "cwnd", s.cwnd) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "credit_avail", s.credit_avail) ||
 	    !mro_cc_room(msg) ||
@@ -84,7 +86,6 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns)
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "noise_us", s.noise_us) ||
 	    !mro_cc_room(msg) ||
-	    rdma_nl_put_driver_string(msg, "cc", s.algo) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "min_rtt_us", s.min_rtt_us) ||
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u64(msg, "pace_rate", s.pace_rate) ||
