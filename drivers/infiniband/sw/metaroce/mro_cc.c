@@ -192,6 +192,13 @@ u32 mro_cc_pkts(const struct mro_cc *cc)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_pkts);
 
+u64 mro_cc_pace_window(const struct mro_cc *cc, u32 pkt_bytes)
+{
+	return mro_pace_rate(mro_cc_pkts(cc), pkt_bytes, cc->srtt_us,
+			     cc->p->pace_gain_pct);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_pace_window);
+
 void mro_cc_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s)
 {
 	if (s->rtt_us)

@@ -205,8 +205,13 @@ void mro_cc_init(struct mro_cc *cc, const struct mro_cc_ops *ops,
 void mro_cc_release(struct mro_cc *cc);
 /* the window clamped to the parameters, in packets << MRO_CC_FP_SHIFT */
 u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp);
-/* the window in whole packets, at least 1 */
+/* the window in whole packets, at least 1 (an ops->cwnd) */
 u32 mro_cc_pkts(const struct mro_cc *cc);
+/*
+ * pace_gain_pct % of the window per srtt, 0 before the first RTT sample
+ * (an ops->pacing_rate)
+ */
+u64 mro_cc_pace_window(const struct mro_cc *cc, u32 pkt_bytes);
 
 /* feedback into the algorithm (optional ops handled here) */
 void mro_cc_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s);

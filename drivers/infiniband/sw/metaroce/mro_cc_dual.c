@@ -314,17 +314,6 @@ static void mro_dual_get_info(const struct mro_cc *cc,
 	info->rev_delay_us = d->rev_q_us;
 }
 
-static u32 mro_dual_cwnd(const struct mro_cc *cc)
-{
-	return mro_cc_pkts(cc);
-}
-
-static u64 mro_dual_pacing_rate(const struct mro_cc *cc, u32 pkt_bytes)
-{
-	return mro_pace_rate(mro_cc_pkts(cc), pkt_bytes, cc->srtt_us,
-			     cc->p->pace_gain_pct);
-}
-
 struct mro_cc_ops mro_cc_dual = {
 	.name = "dual",
 	.owner = THIS_MODULE,
@@ -339,7 +328,7 @@ struct mro_cc_ops mro_cc_dual = {
 	.on_timeout = mro_dual_on_timeout,
 	.undo_cwnd = mro_dual_undo_cwnd,
 	.get_info = mro_dual_get_info,
-	.cwnd = mro_dual_cwnd,
-	.pacing_rate = mro_dual_pacing_rate,
+	.cwnd = mro_cc_pkts,
+	.pacing_rate = mro_cc_pace_window,
 };
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_dual);

@@ -212,17 +212,6 @@ static void mro_swift_get_info(const struct mro_cc *cc,
 	info->target_us = mro_swift(cc)->target_us;
 }
 
-static u32 mro_swift_cwnd(const struct mro_cc *cc)
-{
-	return mro_cc_pkts(cc);
-}
-
-static u64 mro_swift_pacing_rate(const struct mro_cc *cc, u32 pkt_bytes)
-{
-	return mro_pace_rate(mro_cc_pkts(cc), pkt_bytes, cc->srtt_us,
-			     cc->p->pace_gain_pct);
-}
-
 struct mro_cc_ops mro_cc_swift = {
 	.name = "swift",
 	.owner = THIS_MODULE,
@@ -237,7 +226,7 @@ struct mro_cc_ops mro_cc_swift = {
 	.on_timeout = mro_swift_on_timeout,
 	.undo_cwnd = mro_swift_undo_cwnd,
 	.get_info = mro_swift_get_info,
-	.cwnd = mro_swift_cwnd,
-	.pacing_rate = mro_swift_pacing_rate,
+	.cwnd = mro_cc_pkts,
+	.pacing_rate = mro_cc_pace_window,
 };
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_swift);
