@@ -2,7 +2,8 @@
 # metaroce-datacheck (pair topology): tools/datacheck between the two VMs over
 # metaroce (server on VM a, client on VM b): SEND, SEND_WITH_IMM, RDMA_WRITE,
 # RDMA_WRITE_WITH_IMM, RDMA_READ, CMP_AND_SWP and FETCH_AND_ADD on 4 RC QPs,
-# every byte verified; then the same under netem loss/reordering/delay on eth0.
+# every byte verified; then the same under netem loss/reordering/delay on eth0, and
+# once more there with each other congestion control algorithm on both ends.
 #
 # Files (--files): datacheck (built on the host, see tools/datacheck), metaroce.ko,
 # metaroce-lib.sh; optional datacheck.conf (sourced) to override:
@@ -11,6 +12,8 @@
 #   DC_NETEM_ARGS="-n 1"     client arguments for the netem run
 #   DC_NETEM="loss 1% reorder 25% 50% delay 1ms"   ("" skips the netem run)
 #   DC_TIMEOUT=300           wall-clock limit per datacheck run (seconds)
+#   DC_CC_ALGOS="swift"      congestion control algorithms (cc/algo) for the extra
+#                            netem runs ("" skips them)
 # Example:
 #   tests/vm/run.sh --dist bookworm --topology pair \
 #       --scenario tests/vm/scenarios/metaroce-datacheck.sh \
@@ -23,6 +26,7 @@ DC_ARGS="-n 3"
 DC_NETEM_ARGS="-n 1"
 DC_NETEM="loss 1% reorder 25% 50% delay 1ms"
 DC_TIMEOUT=300
+DC_CC_ALGOS="swift"
 [ -f "$LAB_FILES/datacheck.conf" ] && source "$LAB_FILES/datacheck.conf"
 DC=$LAB_FILES/datacheck
 
@@ -119,6 +123,32 @@ drops_stop() {
         $(($(mro_counter mr0 rx_drop_qp_state) - QPSTATE0))
 }
 
+# cc_run ALGO: datacheck under netem with the congestion control algorithm ALGO
+# on both ends (cc/algo, read when a QP reaches RTS; dual again afterwards); the
+# client's side checks that its QPs ran ALGO (rdma resource show qp -dd: cc)
+cc_run() {
+    local algo=$1 d=/sys/class/infiniband/$DEV/ports/1/cc pid=
+    echo "$algo" >"$d/algo"
+    lab_check_grep "cc-$algo-set" "^$algo\$" cat "$d/algo"
+    lab_barrier "cc-$algo-set"
+    if [ "$ROLE" = b ]; then
+        (for _ in $(seq 100); do
+            rdma -dd resource show qp link "$DEV/1" >"$LAB_OUT/cc-$algo-qps.txt" 2>&1
+            grep -Eq " drv_cc $algo( |\$)" "$LAB_OUT/cc-$algo-qps.txt" && { echo 1; exit 0; }
+            sleep 0.2
+        done; echo 0) >"$LAB_WORK/cc-$algo-seen" &
+        pid=$!
+    fi
+    lab_log "datacheck over $DEV with netem $DC_NETEM, cc $algo: $DC_NETEM_ARGS"
+    # shellcheck disable=SC2086
+    dc_run "datacheck-cc-$algo" 18603 $DC_NETEM_ARGS
+    if [ -n "$pid" ]; then
+        wait "$pid"
+        lab_check "cc-$algo-qps" grep -qx 1 "$LAB_WORK/cc-$algo-seen"
+    fi
+    echo dual >"$d/algo"
+}
+
 lab_log "datacheck over $DEV (clean link): $DC_ARGS"
 drops_start
 # shellcheck disable=SC2086
@@ -153,6 +183,11 @@ if [ -n "$DC_NETEM" ]; then
         [ "$ROLE" = b ] && lab_check_grep traced-retransmit \
             ' mro_retransmit: qpn=0x[0-9a-f]+ psn=' \
             grep -m1 ' mro_retransmit: ' "$LAB_OUT/trace-netem.txt"
+    fi
+    if [ "$DEV" = mr0 ]; then
+        for algo in $DC_CC_ALGOS; do
+            cc_run "$algo"
+        done
     fi
     tc -s qdisc show dev eth0
     tc qdisc del dev eth0 root

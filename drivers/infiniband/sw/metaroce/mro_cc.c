@@ -1,48 +1,180 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * metaroce congestion control core: the algorithm table, feedback
- * validation, the windowed minimum RTT and pacing arithmetic.
+ * metaroce congestion control core: the algorithm registry, the per-QP
+ * state every algorithm shares (window clamps, feedback validation, undo
+ * of a spurious timeout), the windowed minimum RTT and pacing arithmetic.
+ * Nothing here knows an algorithm's law.
  */
+#include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>
-#include <linux/log2.h>
 #include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/time64.h>
 #include <kunit/visibility.h>
 
 #include "mro_cc.h"
-#include "mro_psn.h"
 
-static const struct mro_cc_ops *const mro_cc_algos[] = {
-	&mro_cc_dual,
-	&mro_cc_off,
-};
+/*
+ * The registered algorithms, one per slot.  A slot's index also names
+ * the algorithm's parameter block in each device (mro_cc_qp.h), so an
+ * algorithm's id is its slot plus a generation that changes whenever the
+ * slot is taken again: a device that chose an algorithm since removed
+ * does not find its successor under the same id.
+ */
+static const struct mro_cc_ops __rcu *mro_cc_slots[MRO_CC_SLOTS];
+static DEFINE_SPINLOCK(mro_cc_lock);	/* writers of mro_cc_slots */
+static u32 mro_cc_gen;
+
+static bool mro_cc_ops_valid(const struct mro_cc_ops *ops)
+{
+	unsigned int i;
+
+	if (!ops->name || !ops->name[0] ||
+	    strnlen(ops->name, MRO_CC_NAME_MAX) >= MRO_CC_NAME_MAX ||
+	    !ops->init || !ops->on_ack || !ops->cwnd || !ops->pacing_rate ||
+	    ops->priv_size > MRO_CC_PRIV_SIZE ||
+	    ops->params_size > sizeof(struct mro_cc_aparams) ||
+	    (ops->n_knobs && (!ops->knobs || !ops->defaults)))
+		return false;
+	for (i = 0; i < ops->n_knobs; i++)
+		if (!ops->knobs[i].name ||
+		    ops->knobs[i].off % sizeof(u32) ||
+		    ops->knobs[i].off + sizeof(u32) > ops->params_size ||
+		    ops->knobs[i].min > ops->knobs[i].max)
+			return false;
+	return true;
+}
+
+/* the slot holding @name (mro_cc_lock or RCU held); -1: none */
+static int mro_cc_slot_of(const char *name)
+{
+	const struct mro_cc_ops *ops;
+	unsigned int i;
+
+	for (i = 0; i < MRO_CC_SLOTS; i++) {
+		ops = rcu_dereference_check(mro_cc_slots[i],
+					    lockdep_is_held(&mro_cc_lock));
+		if (ops && sysfs_streq(name, ops->name))
+			return i;
+	}
+	return -1;
+}
+
+int mro_cc_register(struct mro_cc_ops *ops)
+{
+	int slot = -1, i, err = 0;
+
+	if (!mro_cc_ops_valid(ops))
+		return -EINVAL;
+	spin_lock(&mro_cc_lock);
+	if (mro_cc_slot_of(ops->name) >= 0) {
+		err = -EEXIST;
+		goto unlock;
+	}
+	for (i = 0; i < MRO_CC_SLOTS && slot < 0; i++)
+		if (!rcu_access_pointer(mro_cc_slots[i]))
+			slot = i;
+	if (slot < 0) {
+		err = -ENOSPC;
+		goto unlock;
+	}
+	ops->id = ++mro_cc_gen * MRO_CC_SLOTS + slot;
+	rcu_assign_pointer(mro_cc_slots[slot], ops);
+unlock:
+	spin_unlock(&mro_cc_lock);
+	return err;
+}
+EXPORT_SYMBOL_GPL(mro_cc_register);
+
+void mro_cc_unregister(struct mro_cc_ops *ops)
+{
+	unsigned int slot = mro_cc_id_slot(ops->id);
+
+	spin_lock(&mro_cc_lock);
+	if (rcu_access_pointer(mro_cc_slots[slot]) == ops)
+		RCU_INIT_POINTER(mro_cc_slots[slot], NULL);
+	spin_unlock(&mro_cc_lock);
+	/* a QP that found it holds a reference on its owner */
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_GPL(mro_cc_unregister);
 
 const struct mro_cc_ops *mro_cc_find(const char *name)
 {
-	size_t i;
+	const struct mro_cc_ops *ops = NULL;
+	int slot;
 
-	for (i = 0; i < ARRAY_SIZE(mro_cc_algos); i++)
-		if (sysfs_streq(name, mro_cc_algos[i]->name))
-			return mro_cc_algos[i];
-	return NULL;
+	rcu_read_lock();
+	slot = mro_cc_slot_of(name);
+	if (slot >= 0)
+		ops = rcu_dereference(mro_cc_slots[slot]);
+	rcu_read_unlock();
+	return ops;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_find);
 
+const struct mro_cc_ops *mro_cc_slot(unsigned int slot)
+{
+	const struct mro_cc_ops *ops;
+
+	if (slot >= MRO_CC_SLOTS)
+		return NULL;
+	rcu_read_lock();
+	ops = rcu_dereference(mro_cc_slots[slot]);
+	rcu_read_unlock();
+	return ops;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_slot);
+
+/* an algorithm of this module needs no reference: it lives as long */
+static bool mro_cc_owner_get(const struct mro_cc_ops *ops)
+{
+	return ops->owner == THIS_MODULE || try_module_get(ops->owner);
+}
+
+const struct mro_cc_ops *mro_cc_get(u32 id)
+{
+	const struct mro_cc_ops *ops;
+
+	rcu_read_lock();
+	ops = rcu_dereference(mro_cc_slots[mro_cc_id_slot(id)]);
+	if (ops && (ops->id != id || !mro_cc_owner_get(ops)))
+		ops = NULL;
+	rcu_read_unlock();
+	return ops;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_get);
+
+void mro_cc_put(const struct mro_cc_ops *ops)
+{
+	if (ops && ops->owner != THIS_MODULE)
+		module_put(ops->owner);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_put);
+
 void mro_cc_init(struct mro_cc *cc, const struct mro_cc_ops *ops,
-		 const struct mro_cc_params *p)
+		 const struct mro_cc_params *p, const void *ap)
 {
 	memset(cc, 0, sizeof(*cc));
 	cc->ops = ops;
 	cc->p = p;
-	cc->alpha = MRO_CC_ONE;
+	cc->ap = ap;
 	mro_minrtt_reset(&cc->minrtt);
-	mro_minrtt_reset(&cc->rev_min);
-	cc->target_us = mro_cc_target(cc);
 	ops->init(cc);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_init);
+
+void mro_cc_release(struct mro_cc *cc)
+{
+	if (cc->ops && cc->ops->release)
+		cc->ops->release(cc);
+	cc->ops = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_release);
 
 u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp)
 {
@@ -54,81 +186,50 @@ u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_clamp);
 
-u32 mro_cc_target(const struct mro_cc *cc)
+u32 mro_cc_pkts(const struct mro_cc *cc)
 {
-	const struct mro_cc_params *p = cc->p;
-	u32 base = max_t(u32, p->target_delay_us, 1);
-	u32 hi = max(p->target_max_us, base);
-	u64 t = base + div_u64((u64)cc->rttvar_us * p->target_var_pct, 100);
-
-	if (p->target_var_pct)		/* a fixed target stays fixed */
-		t += cc->noise_us;
-	return min_t(u64, t, hi);
+	return max_t(u32, cc->cwnd_fp >> MRO_CC_FP_SHIFT, 1);
 }
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_target);
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_pkts);
 
-u32 mro_cc_loss_target(const struct mro_cc *cc)
+u64 mro_cc_pace_window(const struct mro_cc *cc, u32 pkt_bytes)
 {
-	u64 base = max_t(u32, cc->p->target_delay_us, 1);
-
-	/* a fixed target is the base: the minimum is that target */
-	return min_t(u64, base + cc->noise_us, mro_cc_target(cc));
+	return mro_pace_rate(mro_cc_pkts(cc), pkt_bytes, cc->srtt_us,
+			     cc->p->pace_gain_pct);
 }
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_loss_target);
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_pace_window);
 
-void mro_cc_delay_cut(struct mro_cc *cc, u32 delay_us, u32 f)
+void mro_cc_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s)
 {
-	/* the first cut of an episode is judged */
-	if (cc->cut_age || f < MRO_CC_NOISE_MIN_CUT)
-		return;
-	cc->cut_delay_us = delay_us;
-	cc->cut_f = min_t(u32, f, MRO_CC_ONE);
-	cc->cut_age = 1;
+	if (s->rtt_us)
+		cc->last_delay_us = s->delay_us;
+	cc->ops->on_ack(cc, s);
 }
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_delay_cut);
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_on_ack);
 
-/* at a round's end: judge a pending cut against the round's delay @d */
-static void mro_cc_noise(struct mro_cc *cc, u32 d)
+void mro_cc_on_loss(struct mro_cc *cc, u32 now_us, u32 lost)
 {
-	if (cc->cut_age && ++cc->cut_age > MRO_CC_NOISE_ROUNDS) {
-		cc->cut_age = 0;
-		/* d >= cut_delay * (1 - f / 2): it did not yield */
-		if ((u64)d * 2 * MRO_CC_ONE >=
-		    (u64)cc->cut_delay_us * (2 * MRO_CC_ONE - cc->cut_f))
-			cc->noise_us = max(cc->noise_us, d);
-		return;
-	}
-	if (d < cc->noise_us / 2)
-		cc->noise_us -= cc->noise_us >> MRO_CC_NOISE_DECAY;
+	if (lost && cc->ops->on_loss)
+		cc->ops->on_loss(cc, now_us, lost);
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_on_loss);
 
-bool mro_cc_round(struct mro_cc *cc, const struct mro_cc_sample *s)
+void mro_cc_on_timeout(struct mro_cc *cc, u32 now_us)
 {
-	if (!cc->round_valid) {
-		cc->round_valid = true;
-		cc->round_start_us = s->now_us;
-		cc->round_sampled = false;
-	}
-	if (s->rtt_us) {
-		cc->round_min_us = cc->round_sampled ?
-				   min(cc->round_min_us, s->delay_us) :
-				   s->delay_us;
-		cc->round_sampled = true;
-	}
-	if (s->now_us - cc->round_start_us < max_t(u32, cc->srtt_us, 1))
-		return false;
-	if (cc->round_sampled)
-		mro_cc_noise(cc, cc->round_min_us);
-	cc->target_us = mro_cc_target(cc);
-	/* a round without a sample says nothing: no queue, no cut */
-	cc->round_delay_us = cc->round_sampled ? cc->round_min_us : 0;
-	cc->delay_high = cc->round_sampled &&
-			 cc->round_delay_us > cc->target_us;
-	cc->round_start_us = s->now_us;
-	cc->round_sampled = false;
-	return true;
+	mro_cc_undo_save(cc);
+	if (cc->ops->on_timeout)
+		cc->ops->on_timeout(cc, now_us);
 }
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_round);
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_on_timeout);
+
+void mro_cc_get_info(const struct mro_cc *cc, struct mro_cc_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->delay_us = cc->last_delay_us;
+	if (cc->ops->get_info)
+		cc->ops->get_info(cc, info);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_cc_get_info);
 
 u32 mro_cc_pipe(u32 outstanding, u32 sacked, u32 lost)
 {
@@ -188,25 +289,6 @@ u32 mro_cc_path_delay(u32 rtt_us, u32 qp_min_us, u32 path_min_us)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_path_delay);
 
-u32 mro_cc_rev_queue(struct mro_cc *cc, u32 now_us, u32 peer_ts)
-{
-	u32 owd = now_us - peer_ts;
-	s32 rel = (s32)(owd - cc->rev_base);
-
-	if (!cc->rev_synced || rel > (1 << 30) || rel < -(1 << 30)) {
-		cc->rev_synced = true;
-		cc->rev_base = owd;
-		rel = 0;
-		mro_minrtt_reset(&cc->rev_min);
-	}
-	owd = (u32)rel + (1U << 31);	/* from here on unsigned */
-	/* windowed like the minimum RTT: a drifting clock moves it on */
-	mro_minrtt_update(&cc->rev_min, now_us, owd, MRO_CC_MINRTT_WIN_US);
-	cc->rev_q_us = owd - mro_minrtt_get(&cc->rev_min);
-	return cc->rev_q_us;
-}
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_rev_queue);
-
 void mro_minrtt_reset(struct mro_minrtt *m)
 {
 	m->cur = U32_MAX;
@@ -252,10 +334,11 @@ bool mro_cc_undo(struct mro_cc *cc)
 {
 	if (!cc->undo_valid)
 		return false;
-	cc->cwnd_fp = max(cc->cwnd_fp, mro_cc_clamp(cc, cc->undo_cwnd_fp));
-	cc->ssthresh = max(cc->ssthresh, cc->undo_ssthresh);
-	cc->timeouts = 0;
 	cc->undo_valid = false;
+	if (!cc->ops->undo_cwnd)
+		return false;
+	cc->cwnd_fp = cc->ops->undo_cwnd(cc, cc->undo_cwnd_fp);
+	cc->ssthresh = max(cc->ssthresh, cc->undo_ssthresh);
 	cc->undos++;
 	return true;
 }
@@ -266,82 +349,6 @@ void mro_cc_undo_drop(struct mro_cc *cc)
 	cc->undo_valid = false;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_cc_undo_drop);
-
-/* what a closed window needs free to reopen */
-static u32 mro_cc_reopen(u32 cwnd)
-{
-	return max(cwnd / 4, min_t(u32, MRO_ACK_EVERY, cwnd / 2));
-}
-
-bool mro_cc_window_wait(u32 pipe, u32 cwnd, u32 n, bool *closed)
-{
-	return mro_win_wait(pipe, cwnd, n, mro_cc_reopen(cwnd), closed);
-}
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_window_wait);
-
-bool mro_cc_credit_wait(u32 avail, u32 span, u32 n, bool *closed)
-{
-	return mro_win_wait(0, avail, n, clamp_t(u32, span / 4, 1,
-						 MRO_ACK_EVERY), closed);
-}
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_credit_wait);
-
-u32 mro_cc_burst_size(u32 n, u32 pipe, u32 cwnd, u32 credit)
-{
-	u32 room = cwnd > pipe ? cwnd - pipe : 0;
-
-	return min(n, max3(min(room, credit), mro_cc_reopen(cwnd), 1U));
-}
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_burst_size);
-
-u32 mro_cc_ack_span(u32 cwnd)
-{
-	if (cwnd >= 2 * MRO_ACK_EVERY)
-		return MRO_ACK_EVERY;
-	return cwnd < 4 ? 2 : rounddown_pow_of_two(cwnd / 2);
-}
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_ack_span);
-
-bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit)
-{
-	u32 span = mro_cc_ack_span(cwnd);
-	u32 gap = mro_psn_to_span_end(psn, span);
-	u32 back = span - gap;	/* to the last span's end, which brings an ACK */
-
-	if (mro_psn_self_acked(psn))
-		return false;	/* acknowledged unasked */
-	/*
-	 * A window below two rhythms asks at the end of each of its own
-	 * spans (two or more per window): asked only at its stops, such a
-	 * window stopped at nearly every packet once ACKs clocked it, and
-	 * each stop asked (congestion.rst, ACK requests).  The rules below
-	 * count from the last span's end: acknowledged unasked, or asked
-	 * (unless the window was larger when it left: then the tail-loss
-	 * probe brings the ACK).
-	 */
-	if (!gap)
-		return true;
-	/*
-	 * The grant stops the sender before it: the ACK of the last
-	 * span's end, if still to come, grants again from that
-	 * PSN on, beyond what was granted so far unless the share shrank
-	 * meanwhile (the responder's credit timer covers that), so only a
-	 * sender with no such ACK to come must ask.
-	 * Asking at every stop cost an ACK per burst once the grant's edge
-	 * was off the rhythm (congestion.rst, ACK requests).
-	 */
-	if (gap > credit)
-		return mro_seq_before(psn - back, una);
-	if (pipe + gap <= cwnd)
-		return false;	/* the sender goes on to the next one */
-	/*
-	 * Stopped before it: the ACK of the last span's end, if still to
-	 * come, leaves @back PSNs out; enough to reopen?
-	 */
-	return mro_seq_before(psn - back, una) ||
-	       back + mro_cc_reopen(cwnd) > cwnd;
-}
-EXPORT_SYMBOL_IF_KUNIT(mro_cc_need_ack);
 
 /* gain_pct % of cwnd * pkt_bytes per srtt, saturating */
 u64 mro_pace_rate(u32 cwnd_pkts, u32 pkt_bytes, u32 srtt_us, u32 gain_pct)

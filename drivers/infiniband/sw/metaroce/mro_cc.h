@@ -1,44 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * metaroce congestion control, sender side: a small ops table (in the
- * manner of tcp_congestion_ops) that turns ACK samples into a congestion
- * window and a pacing rate, the sample builder that validates the echoed
- * feedback, a windowed minimum RTT and the pacing arithmetic.  Pure C on
- * plain structs (KUnit drives it); see Documentation/metaroce/congestion.rst.
+ * metaroce congestion control, sender side: the algorithm interface (in
+ * the manner of tcp_congestion_ops), the registry, the per-QP state that
+ * every algorithm shares (window, RTT, echoed feedback, undo), the sample
+ * builder, a windowed minimum and the pacing arithmetic.  An algorithm
+ * keeps its own state in the QP's private area (mro_cc_priv()) and its
+ * own parameters in a per-device block.  Pure C on plain structs (KUnit
+ * drives it); see Documentation/metaroce/congestion.rst.
  */
 #ifndef MRO_CC_H
 #define MRO_CC_H
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
+
+struct module;
 
 #define MRO_CC_FP_SHIFT		10	/* cwnd in 1/1024 packet */
 #define MRO_CC_ONE		BIT(MRO_CC_FP_SHIFT)
 #define MRO_CC_INIT_CWND	16	/* packets */
 #define MRO_CC_MAX_CWND		16384	/* packets */
 #define MRO_CC_MAX_MDF		(MRO_CC_ONE / 2)	/* largest cut per RTT */
-#define MRO_CC_ALPHA_SHIFT	4	/* ECN fraction EWMA gain 1/16 */
 #define MRO_CC_MINRTT_WIN_US	(10 * 1000 * 1000)
 #define MRO_CC_RTT_MAX_US	(10 * 1000 * 1000)	/* saner samples only */
 #define MRO_CC_ECN_SLACK	64	/* marks beyond acked + in flight */
-#define MRO_CC_TARGET_VAR_PCT	200	/* target += 2 x rttvar ... */
-#define MRO_CC_TARGET_MAX_US	50000	/* ... up to 50 ms in all */
-#define MRO_CC_NOISE_ROUNDS	2	/* rounds after a delay cut to judge it */
-#define MRO_CC_NOISE_DECAY	4	/* the floor loses 1/16 per quiet round */
-#define MRO_CC_NOISE_MIN_CUT	(MRO_CC_ONE / 4)
 #define MRO_PACE_BURST_BYTES	16384	/* default of pace_burst_bytes */
 #define MRO_PACE_BURST_DIV	16	/* default of pace_burst_div */
 #define MRO_PACE_MAX_GAP_NS	1000000000ULL
 
-/* tunables of one device; units in the names */
+#define MRO_CC_NAME_MAX		16	/* with the NUL */
+#define MRO_CC_PRIV_SIZE	128	/* bytes of per-QP algorithm state */
+#define MRO_CC_PARAMS_MAX	16	/* u32 parameters per algorithm */
+#define MRO_CC_SLOTS		8	/* algorithms registered at once */
+
+/* tunables of one device that every algorithm shares; units in the names */
 struct mro_cc_params {
-	u32 target_delay_us;	/* base target */
-	u32 target_var_pct;	/* + this % of rttvar (0: fixed target) */
-	u32 target_max_us;	/* bound of the adaptive target */
 	u32 min_cwnd;		/* packets */
 	u32 max_cwnd;		/* packets */
-	u32 ai;			/* packets per RTT */
-	u32 beta_pct;		/* delay decrease gain, percent */
 	u32 pace_gain_pct;	/* 0: no pacing */
 	u32 pace_burst_bytes;	/* payload the clock lets go at once */
 	u32 pace_burst_div;	/* ... at most cwnd / this (0: no cap) */
@@ -48,7 +48,33 @@ struct mro_cc_params {
 	u32 credit_quantum;	/* packets, smallest share */
 	u32 spec_window;	/* packets before the first grant */
 	u32 credit_idle_us;
-	u32 rev_split;		/* 1: the ACKs' own queueing is not ours */
+};
+
+/*
+ * One u32 parameter: its name (the sysfs file, the module parameter with
+ * "cc_" before it), where it sits in its block, its range.
+ */
+struct mro_cc_knob {
+	const char *name;
+	size_t off;
+	u32 min;
+	u32 max;
+};
+
+/* the knob of field @f in parameter struct @type, range @lo..@hi */
+#define MRO_CC_KNOB(type, f, lo, hi)	{ #f, offsetof(type, f), lo, hi }
+
+/*
+ * The default of field @f of the parameter struct @var as the module
+ * parameter cc_<f> (needs linux/moduleparam.h)
+ */
+#define MRO_CC_MODULE_PARAM(var, f, desc)				\
+	module_param_named(cc_##f, var.f, uint, 0644);			\
+	MODULE_PARM_DESC(cc_##f, desc)
+
+/* an algorithm's parameter block: a struct of u32 fields, at most this */
+struct mro_cc_aparams {
+	u32 v[MRO_CC_PARAMS_MAX];
 };
 
 /* minimum over a sliding window, kept as two half-window minima */
@@ -64,125 +90,136 @@ struct mro_cc_sample {
 	u32 now_us;
 	u32 acked;		/* PSNs newly acknowledged cumulatively */
 	u32 rtt_us;		/* 0: no valid sample */
-	u32 delay_us;		/* rtt - windowed min */
+	u32 delay_us;		/* rtt above the path's base (windowed min) */
 	u32 ecn;		/* newly reported CE marks */
+	u32 peer_ts;		/* the ACK's send time on the peer's clock */
+};
+
+/* what `rdma resource show qp -dd` shows of an algorithm */
+struct mro_cc_info {
+	u32 delay_us;		/* the last delay the law used */
+	u32 target_us;		/* its delay target, 0: none */
+	u32 noise_us;
+	u32 rev_delay_us;	/* the ACKs' own queueing */
 };
 
 struct mro_cc;
 
+/*
+ * An algorithm.  Required: name, init, on_ack, cwnd, pacing_rate; the
+ * rest may be NULL.  All run under the QP's lock, on plain state.
+ */
 struct mro_cc_ops {
 	const char *name;
+	struct module *owner;
+	size_t priv_size;	/* of its per-QP state, <= MRO_CC_PRIV_SIZE */
+	/* its parameters: a block of params_size bytes, defaults given */
+	const struct mro_cc_knob *knobs;
+	unsigned int n_knobs;
+	size_t params_size;
+	const void *defaults;
+
 	void (*init)(struct mro_cc *cc);
+	void (*release)(struct mro_cc *cc);
 	void (*on_ack)(struct mro_cc *cc, const struct mro_cc_sample *s);
 	/* @lost PSNs were declared lost by SACK */
 	void (*on_loss)(struct mro_cc *cc, u32 now_us, u32 lost);
 	void (*on_timeout)(struct mro_cc *cc, u32 now_us);
+	/*
+	 * A timeout proved spurious: the window to return to, given the
+	 * one saved before it (@saved_fp); NULL: nothing is given back
+	 */
+	u32 (*undo_cwnd)(struct mro_cc *cc, u32 saved_fp);
+	void (*get_info)(const struct mro_cc *cc, struct mro_cc_info *info);
 	/* window in packets */
 	u32 (*cwnd)(const struct mro_cc *cc);
 	/* bytes per second; 0: unpaced */
 	u64 (*pacing_rate)(const struct mro_cc *cc, u32 pkt_bytes);
+
+	/* set by mro_cc_register() */
+	u32 id;			/* slot and generation */
 };
 
 /* per-QP sender state */
 struct mro_cc {
 	const struct mro_cc_ops *ops;
 	const struct mro_cc_params *p;
+	const void *ap;		/* the algorithm's parameter block */
 	u32 cwnd_fp;		/* packets << MRO_CC_FP_SHIFT */
 	u32 ssthresh;		/* packets */
 	u32 srtt_us;		/* the QP's smoothed RTT, fed by the glue */
 	u32 rttvar_us;		/* and its RTT variation */
-	/* delay signal: the smallest queueing delay seen in one round (srtt) */
-	u32 round_start_us;
-	u32 round_min_us;
-	bool round_sampled;	/* round_min_us holds a sample */
-	bool round_valid;
-	bool delay_high;	/* the last round stayed above the target */
-	u32 round_delay_us;	/* the last round's minimum */
-	u32 target_us;		/* the last effective target (telemetry) */
-	/*
-	 * Delay that did not yield to our own cuts (a busy host descheduling
-	 * the endpoints, not a queue we build): added to the target
-	 */
-	u32 noise_us;
-	u32 cut_delay_us;	/* the round delay behind a cut being judged */
-	u32 cut_f;		/* and the cut, of MRO_CC_ONE */
-	u8 cut_age;		/* rounds since that cut; 0: none judged */
-	u32 last_dec_us;
-	bool dec_valid;
-	bool congested;		/* the last sample showed ECN or delay */
-	u32 alpha;		/* ECN fraction, MRO_CC_ONE = all marked */
-	u32 win_acked;		/* alpha's observation window */
-	u32 win_ecn;
-	u32 win_start_us;
-	u32 timeouts;		/* consecutive, without progress */
+	struct mro_minrtt minrtt;
+	u16 ecn_seen;		/* last ecn_ce echoed by the peer */
+	bool ecn_synced;
 	u32 undo_cwnd_fp;	/* before the first timeout of an episode */
 	u32 undo_ssthresh;
 	bool undo_valid;	/* a timeout's verdict is pending */
-	u32 undos;		/* spurious timeouts undone */
-	u32 last_delay_us;
-	u16 ecn_seen;		/* last ecn_ce echoed by the peer */
-	bool ecn_synced;
-	struct mro_minrtt minrtt;
-	/*
-	 * The reverse path's one-way delay (our clock minus the ACK's send
-	 * time on the peer's clock) relative to rev_base, offset by 2^31 so
-	 * that its windowed minimum is an ordinary unsigned one
-	 * (mro_cc_rev_queue())
-	 */
-	struct mro_minrtt rev_min;
-	u32 rev_base;
-	bool rev_synced;
-	u32 rev_q_us;		/* the last ACK's reverse queueing */
 	/* telemetry */
-	u32 decreases;
+	u32 undos;		/* spurious timeouts undone */
+	u32 last_delay_us;	/* the last sample's */
+	u32 decreases;		/* window cuts, counted by the algorithm */
 	u64 ecn_total;
+	u64 priv[MRO_CC_PRIV_SIZE / sizeof(u64)];
 };
 
-extern const struct mro_cc_ops mro_cc_dual;
-extern const struct mro_cc_ops mro_cc_off;
+/*
+ * The algorithm's own state.  Each algorithm wraps this in an accessor
+ * that checks, at build time, that its struct fits:
+ * BUILD_BUG_ON(sizeof(struct x) > MRO_CC_PRIV_SIZE).
+ */
+static inline void *mro_cc_priv(const struct mro_cc *cc)
+{
+	return (void *)cc->priv;
+}
 
-/* algorithm by name (NULL: unknown) */
+/*
+ * The registry.  mro_cc_register() refuses a name already taken
+ * (-EEXIST), a missing required op, private state or parameters larger
+ * than the fixed areas (-EINVAL) and a full table (-ENOSPC).  Lookups
+ * are RCU-safe.  mro_cc_get() also takes a reference on the owner (none
+ * for an algorithm of this module), mro_cc_put() drops it.
+ */
+int mro_cc_register(struct mro_cc_ops *ops);
+void mro_cc_unregister(struct mro_cc_ops *ops);
+/* by name (sysfs-style: a trailing newline is ignored); NULL: unknown */
 const struct mro_cc_ops *mro_cc_find(const char *name);
-void mro_cc_init(struct mro_cc *cc, const struct mro_cc_ops *ops,
-		 const struct mro_cc_params *p);
-/* the window clamped to the parameters, in packets */
-u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp);
+/* by mro_cc_ops.id, with a reference on the owner; NULL: gone */
+const struct mro_cc_ops *mro_cc_get(u32 id);
+void mro_cc_put(const struct mro_cc_ops *ops);
+/* the algorithm in slot @slot, for walking the table; NULL: free */
+const struct mro_cc_ops *mro_cc_slot(unsigned int slot);
+
+static inline unsigned int mro_cc_id_slot(u32 id)
+{
+	return id % MRO_CC_SLOTS;
+}
 
 /*
- * The delay target: the base target plus target_var_pct % of the RTT
- * variation plus the delay that did not yield to our cuts (noise_us), at
- * most target_max_us (never below the base).  A noisy path (virtual
- * machines, busy hosts) needs a target above its noise, a quiet one keeps
- * the base.
+ * Start a QP's sender on @ops with the shared parameters @p and the
+ * algorithm's own @ap; mro_cc_release() ends it (the owner's reference
+ * taken by mro_cc_get() is the caller's to drop).
  */
-u32 mro_cc_target(const struct mro_cc *cc);
+void mro_cc_init(struct mro_cc *cc, const struct mro_cc_ops *ops,
+		 const struct mro_cc_params *p, const void *ap);
+void mro_cc_release(struct mro_cc *cc);
+/* the window clamped to the parameters, in packets << MRO_CC_FP_SHIFT */
+u32 mro_cc_clamp(const struct mro_cc *cc, u64 cwnd_fp);
+/* the window in whole packets, at least 1 (an ops->cwnd) */
+u32 mro_cc_pkts(const struct mro_cc *cc);
 /*
- * The delay target that decides whether a loss is congestion: the base
- * target plus the noise floor, without the RTT-variation term (which the
- * queue's own oscillation raises).  A loss while the last round's delay
- * stood above it was most likely our queue overflowing a shallow buffer
- * (Veno's test of the backlog at a loss): the window is cut towards it.
- * A random loss with no standing queue (delay below it) cuts nothing.
- * With a fixed target (target_var_pct 0) it is that target.
+ * pace_gain_pct % of the window per srtt, 0 before the first RTT sample
+ * (an ops->pacing_rate)
  */
-u32 mro_cc_loss_target(const struct mro_cc *cc);
-/*
- * Fold a sample's delay into the current round; at the end of a round
- * (one srtt) set delay_high from the round's minimum and return true.
- * The minimum filters noise: a single late sample is not a queue, a queue
- * delays every packet of the round.
- */
-bool mro_cc_round(struct mro_cc *cc, const struct mro_cc_sample *s);
-/*
- * A delay cut of @f (of MRO_CC_ONE) was made at round delay @delay_us:
- * judged MRO_CC_NOISE_ROUNDS rounds later (mro_cc_round()).  A queue we
- * build shrinks by at least the fraction we cut; a delay that fell by
- * less than half of it is not ours to fix, and raises noise_us to it.
- * Only cuts of MRO_CC_NOISE_MIN_CUT or more are judged (a small cut's
- * effect is within the noise), the first of an episode.  noise_us decays
- * once the round delay is below half of it.
- */
-void mro_cc_delay_cut(struct mro_cc *cc, u32 delay_us, u32 f);
+u64 mro_cc_pace_window(const struct mro_cc *cc, u32 pkt_bytes);
+
+/* feedback into the algorithm (optional ops handled here) */
+void mro_cc_on_ack(struct mro_cc *cc, const struct mro_cc_sample *s);
+void mro_cc_on_loss(struct mro_cc *cc, u32 now_us, u32 lost);
+/* saves the window for an undo first (mro_cc_undo()) */
+void mro_cc_on_timeout(struct mro_cc *cc, u32 now_us);
+void mro_cc_get_info(const struct mro_cc *cc, struct mro_cc_info *info);
+
 /*
  * The queueing delay of an RTT sample that came back on a path whose own
  * minimum RTT is @path_min_us (0: none yet): measured from the larger of
@@ -191,17 +228,6 @@ void mro_cc_delay_cut(struct mro_cc *cc, u32 delay_us, u32 f);
  * links) does not read its extra propagation delay as a queue.
  */
 u32 mro_cc_path_delay(u32 rtt_us, u32 qp_min_us, u32 path_min_us);
-/*
- * The queueing an ACK met on its way back, sent at @peer_ts on the peer's
- * clock and processed at @now_us on ours: its one-way delay above the
- * windowed minimum of those (the clocks' offset cancels).  What the ACKs
- * wait for is not the forward queue the window builds: the reverse
- * direction's own traffic, and on a CPU-bound host the sender's backlog
- * of received packets behind the sending it does itself.  A one-way delay
- * more than 2^30 us from the first one's (a peer's clock that jumped)
- * starts over.
- */
-u32 mro_cc_rev_queue(struct mro_cc *cc, u32 now_us, u32 peer_ts);
 /*
  * Packets really in the network: sent and not acknowledged (@outstanding),
  * minus those SACKed above a hole and those declared lost (RFC 6675's
@@ -233,60 +259,11 @@ void mro_minrtt_update(struct mro_minrtt *m, u32 now_us, u32 rtt_us,
 u32 mro_minrtt_get(const struct mro_minrtt *m);
 
 /*
- * Whether @n more packets must wait with @pipe of @cwnd in the network.
- * Silly-window avoidance: a window that closed (*@closed) reopens only
- * when a quarter of it, and at least the ACK rhythm's step when it is
- * large enough, is free.  Reopened a packet at a time, every packet would
- * end a burst and ask for an ACK: one ACK per packet, which costs more
- * CPU than the data.
- */
-bool mro_cc_window_wait(u32 pipe, u32 cwnd, u32 n, bool *closed);
-
-/*
- * The same for the receiver's grant: whether @n more PSNs must wait with
- * @avail of it left and @span granted past the oldest PSN out.  A grant
- * that stopped new data (*@closed) reopens only when a quarter of @span,
- * at most the ACK rhythm's step, is free: resumed on the few PSNs each
- * ACK grants, a credit-limited sender would ask for an ACK every two or
- * three packets.  The caller lets a sender with nothing out go on
- * regardless: no ACK would come to open it.
- */
-bool mro_cc_credit_wait(u32 avail, u32 span, u32 n, bool *closed);
-
-/*
- * How many of @n packets to send as one burst the sender cannot pace
- * (the responses to one READ_REQ): no more than the window (@cwnd less
- * @pipe) and the grant (@credit) have room for, but not fewer than the
- * window's reopening share: a smaller burst fails mro_cc_window_wait()
- * and waits for that share, so a closed window is not refilled a packet
- * at a time.  At least 1 when @n is.
- */
-u32 mro_cc_burst_size(u32 n, u32 pipe, u32 cwnd, u32 credit);
-
-/*
- * The requester's ACK rhythm for a window of @cwnd PSNs: the responder's
- * (MRO_ACK_EVERY) once the window holds two of it, else the largest power
- * of two at most half the window (at least 2): the PSNs that end such a
- * span ask.
- */
-u32 mro_cc_ack_span(u32 cwnd);
-
-/*
- * Whether the packet with @psn must ask for an ACK (mro_psn.h rhythm):
- * with @pipe PSNs in the network once it left, of a window of @cwnd, the
- * oldest unacknowledged PSN @una and @credit more PSNs granted after it.
- * It asks when it ends a span of mro_cc_ack_span() (below two rhythms), or
- * when the grant, or the window, stops the sender before the next PSN
- * acknowledged unasked or asking, unless the ACK of the last such PSN,
- * still to come, will reopen the window (mro_cc_window_wait()).
- */
-bool mro_cc_need_ack(u32 psn, u32 una, u32 cwnd, u32 pipe, u32 credit);
-
-/*
  * Before a timeout acts: keep the window it may have to give back (the
  * first timeout of an episode keeps the window from before the episode).
- * mro_cc_undo() restores it once the timeout proved spurious and returns
- * whether it did; mro_cc_undo_drop() forgets it when it proved genuine.
+ * mro_cc_undo() returns it, through the algorithm's undo_cwnd, once the
+ * timeout proved spurious and says whether it did; mro_cc_undo_drop()
+ * forgets it when it proved genuine.
  */
 void mro_cc_undo_save(struct mro_cc *cc);
 bool mro_cc_undo(struct mro_cc *cc);

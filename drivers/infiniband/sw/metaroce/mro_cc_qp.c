@@ -11,6 +11,7 @@
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
 
+#include "mro_ackpol.h"
 #include "mro_psn.h"
 #include "mro_qp.h"
 #include "mro_trace.h"
@@ -173,21 +174,39 @@ void mro_cc_qp_create(struct mro_qp *qp)
 	c->credit_timer.function = mro_cc_credit_fire;
 }
 
+/* the sender's algorithm ends: its release, the reference on its owner */
+static void mro_cc_stop(struct mro_qp *qp)
+{
+	struct mro_cc_qp *c = &qp->cc;
+	const struct mro_cc_ops *ops = c->cc.ops;
+
+	lockdep_assert_held(&qp->lock);
+	if (!c->on)
+		return;
+	c->on = false;
+	mro_cc_release(&c->cc);
+	mro_cc_put(ops);
+}
+
 void mro_cc_qp_destroy(struct mro_qp *qp)
 {
 	hrtimer_cancel(&qp->cc.pace_timer);
 	hrtimer_cancel(&qp->cc.credit_timer);
 	spin_lock_bh(&qp->lock);
+	mro_cc_stop(qp);
 	mro_credit_rx_release(&qp->dev->cc.pool, &qp->cc.crx);
 	spin_unlock_bh(&qp->lock);
 }
 
-/* a state change (qp->lock held; timers are only stopped, not waited) */
+/* a state change; timers are only stopped, not waited */
 void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 {
 	struct mro_cc_qp *c = &qp->cc;
 	struct mro_cc_dev *d = &qp->dev->cc;
+	const struct mro_cc_ops *ops;
+	const void *ap;
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
 	switch (new_state) {
@@ -201,7 +220,8 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 	case IB_QPS_RTS:
 		if (c->on)
 			break;	/* SQD -> RTS keeps the window */
-		mro_cc_init(&c->cc, READ_ONCE(d->ops), &d->params);
+		ops = mro_cc_dev_algo(d, &ap);
+		mro_cc_init(&c->cc, ops, &d->params, ap);
 		/* without credits here, no speculation: the whole window */
 		mro_credit_tx_init(&c->ctx, qp->snd_nxt,
 				   READ_ONCE(d->params.credits) ?
@@ -216,7 +236,7 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 		break;
 	case IB_QPS_RESET:
 	case IB_QPS_ERR:
-		c->on = false;
+		mro_cc_stop(qp);
 		hrtimer_try_to_cancel(&c->pace_timer);
 		mro_credit_rx_release(&d->pool, &c->crx);
 		break;
@@ -272,7 +292,7 @@ static bool mro_cc_pace_ok(struct mro_qp *qp)
 /*
  * @npsn more PSNs fit the window; an empty pipe always takes one step.
  * New data (@reopen) waits, once the window closed, until a share of it
- * is free (mro_cc_window_wait()); a retransmission only needs room.
+ * is free (mro_ackpol_cwnd_wait()); a retransmission only needs room.
  */
 static bool mro_cc_window_ok(struct mro_qp *qp, u32 pipe, u32 npsn,
 			     bool reopen)
@@ -285,8 +305,8 @@ static bool mro_cc_window_ok(struct mro_qp *qp, u32 pipe, u32 npsn,
 		c->cwnd_closed = false;
 		return true;
 	}
-	if (!mro_cc_window_wait(pipe, cwnd, npsn,
-				reopen ? &c->cwnd_closed : &closed))
+	if (!mro_ackpol_cwnd_wait(pipe, cwnd, npsn,
+				  reopen ? &c->cwnd_closed : &closed))
 		return true;
 	mro_count(qp->dev->stats, MRO_CNT_CC_CWND_LIMITED, 1);
 	return false;
@@ -297,14 +317,15 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 	struct mro_cc_qp *c = &qp->cc;
 	u32 pipe, avail;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on)
 		return true;
 	pipe = mro_cc_qp_pipe(qp);
 	if (!mro_cc_window_ok(qp, pipe, npsn, true))
 		return false;
 	avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
-	if (mro_cc_credit_wait(avail, c->ctx.credit_psn - qp->snd_una, npsn,
-			       &c->credit_closed)) {
+	if (mro_ackpol_credit_wait(avail, c->ctx.credit_psn - qp->snd_una,
+				   npsn, &c->credit_closed)) {
 		if (pipe) {
 			mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_LIMITED, 1);
 			return false;
@@ -316,15 +337,17 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 	return mro_cc_pace_ok(qp);
 }
 
-/* responses a READ_REQ asks for, of @n wanted (mro_cc_burst_size()) */
+/* responses a READ_REQ asks for, of @n wanted (mro_ackpol_burst_size()) */
 u32 mro_cc_read_burst(struct mro_qp *qp, u32 n)
 {
 	struct mro_cc_qp *c = &qp->cc;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on)
 		return n;
-	return mro_cc_burst_size(n, mro_cc_qp_pipe(qp), c->cc.ops->cwnd(&c->cc),
-				 mro_credit_tx_avail(&c->ctx, qp->snd_nxt));
+	return mro_ackpol_burst_size(n, mro_cc_qp_pipe(qp),
+				     c->cc.ops->cwnd(&c->cc),
+				     mro_credit_tx_avail(&c->ctx, qp->snd_nxt));
 }
 
 /*
@@ -335,6 +358,7 @@ u32 mro_cc_read_burst(struct mro_qp *qp, u32 n)
  */
 bool mro_cc_may_retx(struct mro_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	if (!qp->cc.on)
 		return true;
 	/* the pipe may be full of packets lost unseen: never stall an RTO */
@@ -348,11 +372,13 @@ bool mro_cc_may_retx(struct mro_qp *qp)
 
 void mro_cc_slot_acked(struct mro_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	qp->cc.sacked++;
 }
 
 void mro_cc_una_passed(struct mro_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	if (qp->cc.sacked)
 		qp->cc.sacked--;
 }
@@ -366,11 +392,12 @@ bool mro_cc_ack_req(struct mro_qp *qp, u32 psn)
 {
 	struct mro_cc_qp *c = &qp->cc;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on)
 		return false;
-	return mro_cc_need_ack(psn, qp->snd_una, c->cc.ops->cwnd(&c->cc),
-			       mro_cc_qp_pipe(qp) + 1,
-			       mro_credit_tx_avail(&c->ctx, psn + 1));
+	return mro_ackpol_need_ack(psn, qp->snd_una, c->cc.ops->cwnd(&c->cc),
+				   mro_cc_qp_pipe(qp) + 1,
+				   mro_credit_tx_avail(&c->ctx, psn + 1));
 }
 
 void mro_cc_sent(struct mro_qp *qp, u32 bytes)
@@ -378,6 +405,7 @@ void mro_cc_sent(struct mro_qp *qp, u32 bytes)
 	struct mro_cc_qp *c = &qp->cc;
 	u64 gap;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on || !c->pace_rate)
 		return;
 	gap = mro_pace_gap_ns(mro_cc_pkt_bytes(bytes), c->pace_rate);
@@ -412,9 +440,10 @@ void mro_cc_loss(struct mro_qp *qp, u32 old_lost)
 	struct mro_cc_qp *c = &qp->cc;
 	u32 dec = c->cc.decreases;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on || qp->lost <= old_lost)
 		return;
-	c->cc.ops->on_loss(&c->cc, mro_now_us(), qp->lost - old_lost);
+	mro_cc_on_loss(&c->cc, mro_now_us(), qp->lost - old_lost);
 	mro_cc_feedback_done(qp, dec);
 }
 
@@ -427,6 +456,7 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 	u32 dec, pmin = 0, now = mro_now_us();
 	unsigned int bad;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on || mro_seq_after(a->cum_psn, qp->snd_nxt))
 		return;
 	switch (mro_credit_tx_update(&c->ctx, a->credit_psn, qp->snd_una,
@@ -446,10 +476,7 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 	bad = mro_cc_make_sample(&c->cc, now, a->ts_echo, a->ecn_ce,
 				 qp->snd_una - old_una, mro_inflight(qp), pmin,
 				 &s);
-	/* the window answers for the forward queue only */
-	if (s.rtt_us && READ_ONCE(c->cc.p->rev_split))
-		s.delay_us -= min(s.delay_us,
-				  mro_cc_rev_queue(&c->cc, now, hdr->tsval));
+	s.peer_ts = hdr->tsval;
 	if (bad & MRO_CC_FB_BAD_ECN)
 		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
 	if (s.ecn) {
@@ -457,9 +484,9 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 		if (a->echo_path < qp->paths.n)
 			qp->paths.path[a->echo_path].ecn += s.ecn;
 	}
-	c->cc.ops->on_ack(&c->cc, &s);
+	mro_cc_on_ack(&c->cc, &s);
 	if (qp->lost > old_lost)
-		c->cc.ops->on_loss(&c->cc, now, qp->lost - old_lost);
+		mro_cc_on_loss(&c->cc, now, qp->lost - old_lost);
 	mro_cc_feedback_done(qp, dec);
 }
 
@@ -480,6 +507,7 @@ void mro_cc_resp(struct mro_qp *qp, u32 old_una, bool ce)
 	};
 	u32 dec;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on || (!s.acked && !s.ecn))
 		return;
 	if (s.ecn) {
@@ -489,7 +517,7 @@ void mro_cc_resp(struct mro_qp *qp, u32 old_una, bool ce)
 	dec = c->cc.decreases;
 	c->cc.srtt_us = qp->srtt_us;
 	c->cc.rttvar_us = qp->rttvar_us;
-	c->cc.ops->on_ack(&c->cc, &s);
+	mro_cc_on_ack(&c->cc, &s);
 	mro_cc_feedback_done(qp, dec);
 }
 
@@ -498,11 +526,11 @@ void mro_cc_timeout(struct mro_qp *qp)
 	struct mro_cc_qp *c = &qp->cc;
 	u32 dec = c->cc.decreases;
 
+	lockdep_assert_held(&qp->lock);
 	if (!c->on)
 		return;
 	c->rto_retx = true;
-	mro_cc_undo_save(&c->cc);
-	c->cc.ops->on_timeout(&c->cc, mro_now_us());
+	mro_cc_on_timeout(&c->cc, mro_now_us());
 	mro_cc_count_cuts(qp, dec, true);
 }
 
@@ -511,6 +539,7 @@ void mro_cc_rto_verdict(struct mro_qp *qp, bool spurious)
 {
 	struct mro_cc *cc = &qp->cc.cc;
 
+	lockdep_assert_held(&qp->lock);
 	if (!qp->cc.on)
 		return;
 	if (spurious)
@@ -555,6 +584,7 @@ void mro_cc_rx(struct mro_qp *qp, const struct mro_hdr *hdr)
 {
 	struct mro_credit_rx *rx = &qp->cc.crx;
 
+	lockdep_assert_held(&qp->lock);
 	if (hdr->ce)
 		qp->ecn_ce++;
 	if (qp->ibqp.qp_type != IB_QPT_RC ||
@@ -571,6 +601,7 @@ u32 mro_cc_grant(struct mro_qp *qp)
 	struct mro_credit_rx *rx = &qp->cc.crx;
 	u32 base = qp->rxwin.base, win = qp->rxwin.size;
 
+	lockdep_assert_held(&qp->lock);
 	if (!READ_ONCE(p->credits)) {
 		mro_credit_rx_release(&qp->dev->cc.pool, rx);
 		return base + win;

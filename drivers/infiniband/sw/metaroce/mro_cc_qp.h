@@ -23,8 +23,11 @@ struct sk_buff;
 
 /* per device */
 struct mro_cc_dev {
-	const struct mro_cc_ops *ops;	/* for QPs entering RTS */
+	u32 algo;			/* mro_cc_ops.id for QPs entering RTS */
 	struct mro_cc_params params;
+	/* each registered algorithm's parameters, by its slot */
+	struct mro_cc_aparams aparams[MRO_CC_SLOTS];
+	u32 aparams_id[MRO_CC_SLOTS];	/* the algorithm each block is for */
 	struct mro_credit_pool pool;
 };
 
@@ -48,8 +51,14 @@ struct mro_cc_qp {
 extern const struct attribute_group mro_cc_attr_group;
 
 /* mro_cc_param.c */
-void mro_cc_attrs_init(void);
+int mro_cc_module_init(void);
 void mro_cc_dev_init(struct mro_dev *dev);
+/*
+ * The device's algorithm for a QP entering RTS, with a reference on its
+ * owner (mro_cc_put()), and its parameter block in *@ap
+ */
+const struct mro_cc_ops *mro_cc_dev_algo(struct mro_cc_dev *d,
+					 const void **ap);
 
 /* QP lifetime (mro_qp.c) */
 void mro_cc_qp_create(struct mro_qp *qp);

@@ -43,15 +43,18 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns)
 	spin_lock_bh(&qp->lock);
 	s.algo = c->on ? c->cc.ops->name : "none";
 	if (c->on) {
+		struct mro_cc_info info;
+
+		mro_cc_get_info(&c->cc, &info);
 		s.cwnd = c->cc.ops->cwnd(&c->cc);
 		s.ssthresh = c->cc.ssthresh;
 		s.credit_psn = c->ctx.credit_psn;
 		s.credit_avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
 		s.ecn_echoed = c->cc.ecn_total;
-		s.delay_us = c->cc.last_delay_us;
-		s.rev_delay_us = c->cc.rev_q_us;
-		s.target_us = c->cc.target_us;
-		s.noise_us = c->cc.noise_us;
+		s.delay_us = info.delay_us;
+		s.rev_delay_us = info.rev_delay_us;
+		s.target_us = info.target_us;
+		s.noise_us = info.noise_us;
 		s.min_rtt_us = mro_minrtt_get(&c->cc.minrtt);
 		s.pace_rate = c->pace_rate;
 		s.decreases = c->cc.decreases;
@@ -63,11 +66,13 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns)
 		s.min_rtt_us = 0;
 
 	/*
-	 * Best effort, most useful first: rdma(8) reads dumps with a 4 KiB
-	 * buffer and the per-path attributes come first.  An attribute is
-	 * added only with room for all of it, so none is ever cut in half.
+	 * Best effort, most useful first (the algorithm's name, then its
+	 * window): rdma(8) reads dumps with a 4 KiB buffer and the per-path
+	 * attributes come first.  An attribute is added only with room for
+	 * all of it, so none is ever cut in half.
 	 */
 	if (!mro_cc_room(msg) ||
+	    rdma_nl_put_driver_string(msg, "cc", s.algo) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "cwnd", s.cwnd) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "credit_avail", s.credit_avail) ||
 	    !mro_cc_room(msg) ||
@@ -81,7 +86,6 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns)
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "noise_us", s.noise_us) ||
 	    !mro_cc_room(msg) ||
-	    rdma_nl_put_driver_string(msg, "cc", s.algo) || !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u32(msg, "min_rtt_us", s.min_rtt_us) ||
 	    !mro_cc_room(msg) ||
 	    rdma_nl_put_driver_u64(msg, "pace_rate", s.pace_rate) ||

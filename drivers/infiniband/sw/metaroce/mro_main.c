@@ -88,7 +88,9 @@ static int __init mro_init(void)
 {
 	int err;
 
-	mro_cc_attrs_init();
+	err = mro_cc_module_init();
+	if (err)
+		return err;
 	mro_counters_init();
 	err = mro_guard_rxe();
 	if (err)

@@ -7,6 +7,7 @@
  */
 #include <linux/slab.h>
 
+#include "mro_ackpol.h"
 #include "mro_pathscore.h"
 #include "mro_psn.h"
 #include "mro_qp.h"
@@ -18,7 +19,6 @@ module_param_named(rto_min_us, mro_rto_min_us, uint, 0644);
 MODULE_PARM_DESC(rto_min_us, "least margin of the retransmission timeout over the smoothed RTT, in microseconds, >= 100 (default 1000)");
 
 #define MRO_READ_CHUNK		64	/* response packets per READ_REQ, at most */
-#define MRO_WIN_REOPEN		8	/* a closed window reopens 1/8 free */
 
 u32 mro_now_us(void)
 {
@@ -349,7 +349,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		hdr.flags |= METAROCE_F_RETX;
 	if (mro_cc_ack_req(qp, psn) ||	/* the window closes: ask now */
 	    (qp->ibqp.qp_type == IB_QPT_RC &&
-	     psn + 1 - qp->snd_una >= qp->txwin))
+	     mro_ackpol_txwin_ask(psn, qp->snd_una, qp->txwin)))
 		hdr.flags |= METAROCE_F_ACK_REQ;
 
 	switch (hdr.opcode) {
@@ -646,9 +646,8 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 				n = mro_cc_read_burst(qp, n);
 			len = min_t(u32, n * qp->mtu, s->length - off);
 		}
-		if (rc && mro_win_wait(mro_inflight(qp), qp->txwin, n,
-				       qp->txwin / MRO_WIN_REOPEN,
-				       &qp->win_closed))
+		if (rc && mro_ackpol_txwin_wait(mro_inflight(qp), qp->txwin, n,
+						&qp->win_closed))
 			return -1;
 		if (rc && !mro_cc_may_send(qp, n))	/* cwnd, credit, pacing */
 			return -1;
