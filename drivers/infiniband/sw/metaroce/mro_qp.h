@@ -17,6 +17,7 @@
 #include "mro_prot.h"
 #include "mro_keyorder.h"
 #include "mro_loss.h"
+#include "mro_opcode.h"
 #include "mro_path.h"
 #include "mro_respres.h"
 #include "mro_psn.h"
