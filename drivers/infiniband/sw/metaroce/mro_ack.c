@@ -398,7 +398,7 @@ static enum mro_rx_verdict mro_req_read_resp(struct mro_qp *qp,
 	if (mro_resp_late(qp, hdr->psn))
 		return MRO_RXV_DUP;
 	s = mro_swqe_of_psn(qp, hdr->psn);
-	if (!s || s->opcode != IB_WR_RDMA_READ)
+	if (!s || mro_wr_resp(s->opcode) != hdr->opcode)
 		return MRO_RXV_STALE_RESP;
 	t = mro_slot(qp, hdr->psn);
 	if (t->state == MRO_TX_ACKED)
@@ -438,8 +438,7 @@ static enum mro_rx_verdict mro_req_atomic_resp(struct mro_qp *qp,
 	if (mro_resp_late(qp, hdr->psn))
 		return MRO_RXV_DUP;
 	s = mro_swqe_of_psn(qp, hdr->psn);
-	if (!s || (s->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
-		   s->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+	if (!s || mro_wr_resp(s->opcode) != hdr->opcode)
 		return MRO_RXV_STALE_RESP;
 	t = mro_slot(qp, hdr->psn);
 	if (t->state == MRO_TX_ACKED)
@@ -490,22 +489,22 @@ enum mro_rx_verdict mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 		return MRO_RXV_QP_MISMATCH;
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return MRO_RXV_QP_STATE;
-	switch (hdr->opcode) {
-	case METAROCE_OP_ACK:
+	switch (mro_op(hdr->opcode)->rx) {
+	case MRO_OPRX_ACK:
 		v = mro_req_ack(qp, &hdr->ack);
 		if (v == MRO_RXV_OK && qp->state != IB_QPS_ERR)
 			mro_cc_ack(qp, hdr, una, lost);
 		break;
-	case METAROCE_OP_CREDIT:
+	case MRO_OPRX_CREDIT:
 		v = mro_cc_credit_rcv(qp, hdr->psn, &hdr->ctrl);
 		break;
-	case METAROCE_OP_READ_RESP:
+	case MRO_OPRX_READ_RESP:
 		/* a response we did not ask for says nothing of congestion */
 		v = mro_req_read_resp(qp, hdr, skb);
 		if (v == MRO_RXV_OK)
 			mro_cc_resp(qp, una, hdr->ce);
 		break;
-	case METAROCE_OP_ATOMIC_RESP:
+	case MRO_OPRX_ATOMIC_RESP:
 		v = mro_req_atomic_resp(qp, hdr);
 		if (v == MRO_RXV_OK)
 			mro_cc_resp(qp, una, hdr->ce);

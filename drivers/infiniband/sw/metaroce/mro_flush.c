@@ -35,13 +35,6 @@ bool mro_flush_is_wr(u32 op)
 	return op == IB_WR_FLUSH || op == IB_WR_ATOMIC_WRITE;
 }
 
-/* the WQE carries user addresses only: kernel ULPs have no such WR */
-bool mro_flush_wr_ok(struct mro_qp *qp, u32 op)
-{
-	return mro_flush_is_wr(op) && qp->ibqp.qp_type == IB_QPT_RC &&
-	       qp->is_user;
-}
-
 /* take a FLUSH/ATOMIC_WRITE WQE from the ring (librxe's layout) */
 enum ib_wc_status mro_flush_swqe_load(struct mro_qp *qp,
 				      struct rxe_send_wqe *w,
@@ -69,25 +62,9 @@ enum ib_wc_status mro_flush_swqe_load(struct mro_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-u8 mro_flush_wire_op(u32 op)
-{
-	return op == IB_WR_FLUSH ? METAROCE_OP_FLUSH :
-				   METAROCE_OP_ATOMIC_WRITE;
-}
-
-enum ib_wc_opcode mro_flush_wc_opcode(u32 op)
-{
-	return op == IB_WR_FLUSH ? IB_WC_FLUSH : IB_WC_ATOMIC_WRITE;
-}
-
 #else /* !MRO_HAVE_IB_WR_FLUSH */
 
 bool mro_flush_is_wr(u32 op)
-{
-	return false;
-}
-
-bool mro_flush_wr_ok(struct mro_qp *qp, u32 op)
 {
 	return false;
 }
@@ -97,16 +74,6 @@ enum ib_wc_status mro_flush_swqe_load(struct mro_qp *qp,
 				      struct mro_swqe *s)
 {
 	return IB_WC_LOC_QP_OP_ERR;
-}
-
-u8 mro_flush_wire_op(u32 op)
-{
-	return METAROCE_OP_SEND;	/* never called */
-}
-
-enum ib_wc_opcode mro_flush_wc_opcode(u32 op)
-{
-	return IB_WC_SEND;		/* never called */
 }
 
 #endif /* MRO_HAVE_IB_WR_FLUSH */
@@ -128,7 +95,6 @@ void mro_flush_fill_hdr(const struct mro_swqe *s, struct mro_hdr *hdr)
 		hdr->atomic.swap_add = s->swap;
 		hdr->atomic.compare = 0;
 	}
-	hdr->flags |= METAROCE_F_FIRST | METAROCE_F_LAST | METAROCE_F_ACK_REQ;
 }
 
 /*

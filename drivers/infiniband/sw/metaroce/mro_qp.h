@@ -17,6 +17,7 @@
 #include "mro_prot.h"
 #include "mro_keyorder.h"
 #include "mro_loss.h"
+#include "mro_opcode.h"
 #include "mro_path.h"
 #include "mro_respres.h"
 #include "mro_psn.h"
@@ -410,12 +411,9 @@ void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out);
 
 /* mro_flush.c: FLUSH and ATOMIC_WRITE (6.2+ verbs) */
 bool mro_flush_is_wr(u32 op);
-bool mro_flush_wr_ok(struct mro_qp *qp, u32 op);
 enum ib_wc_status mro_flush_swqe_load(struct mro_qp *qp,
 				      struct rxe_send_wqe *w,
 				      struct mro_swqe *s);
-u8 mro_flush_wire_op(u32 op);
-enum ib_wc_opcode mro_flush_wc_opcode(u32 op);
 void mro_flush_fill_hdr(const struct mro_swqe *s, struct mro_hdr *hdr);
 int mro_resp_flush(struct mro_qp *qp, const struct mro_hdr *hdr);
 int mro_resp_atomic_write(struct mro_qp *qp, const struct mro_hdr *hdr);

@@ -13,11 +13,6 @@
 #include "mro_qp.h"
 #include "mro_trace.h"
 
-static bool mro_ud_opcode(u8 op)
-{
-	return op == METAROCE_OP_UD_SEND || op == METAROCE_OP_UD_SEND_IMM;
-}
-
 /*
  * RC/UC: the packet comes from the peer's IP address (any UDP source
  * port: those are the paths).  Called under qp->lock (modify_qp sets the
@@ -121,13 +116,36 @@ static void mro_echo_to_local(const struct mro_qp *qp, struct mro_hdr *hdr)
 		hdr->rresp.ts_echo -= qp->ts_off;
 }
 
+/* the handler of an accepted packet, by its opcode's row (mro_opcode.h) */
+static enum mro_rx_verdict mro_rcv_qp(struct mro_qp *qp,
+				      const struct mro_hdr *hdr,
+				      struct sk_buff *skb,
+				      struct sk_buff_head *out)
+{
+	const struct mro_opinfo *op = mro_op(hdr->opcode);
+
+	switch (op->rx) {
+	case MRO_OPRX_UD:
+		return mro_resp_ud_rcv(qp, hdr, skb);
+	case MRO_OPRX_PROBE:
+		return mro_resp_probe(qp, hdr, out);
+	case MRO_OPRX_HELLO:
+		return mro_hello_qp_rcv(qp, hdr, out);
+	default:
+		if (op->mask & MRO_OPM_REQUEST)
+			return mro_resp_rcv(qp, hdr, skb, out);
+		return mro_req_rcv(qp, hdr, skb, out);
+	}
+}
+
 void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
 {
+	bool ud = mro_op_is(hdr->opcode, MRO_OPM_DATAGRAM);
 	enum mro_rx_verdict v = MRO_RXV_OK;
 	struct mro_qp *qp = NULL;
 	struct sk_buff_head out;
 
-	if (hdr->dqpn == METAROCE_QPN_MASK && mro_ud_opcode(hdr->opcode)) {
+	if (hdr->dqpn == METAROCE_QPN_MASK && ud) {
 		v = mro_mcast_rcv(dev, skb, hdr);
 		goto done;
 	}
@@ -146,9 +164,9 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
 	}
 	/* the packet's kind must match the QP's type and its peer */
 	if (mro_qp_is_ud(qp)) {
-		if (!mro_ud_opcode(hdr->opcode))
+		if (!ud)
 			v = MRO_RXV_QP_MISMATCH;
-	} else if (mro_ud_opcode(hdr->opcode) || hdr->sqpn != qp->dest_qpn) {
+	} else if (ud || hdr->sqpn != qp->dest_qpn) {
 		v = MRO_RXV_QP_MISMATCH;
 	}
 	if (v != MRO_RXV_OK)
@@ -162,16 +180,7 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
 	if (v == MRO_RXV_OK) {
 		mro_qp_count_rx(qp, skb->len);
 		mro_echo_to_local(qp, hdr);
-		if (mro_ud_opcode(hdr->opcode))
-			v = mro_resp_ud_rcv(qp, hdr, skb);
-		else if (hdr->opcode == METAROCE_OP_PROBE)
-			v = mro_resp_probe(qp, hdr, &out);
-		else if (hdr->opcode == METAROCE_OP_HELLO)
-			v = mro_hello_qp_rcv(qp, hdr, &out);
-		else if (mro_wire_is_request(hdr->opcode))
-			v = mro_resp_rcv(qp, hdr, skb, &out);
-		else
-			v = mro_req_rcv(qp, hdr, skb, &out);
+		v = mro_rcv_qp(qp, hdr, skb, &out);
 	}
 	mro_qp_queue_tx(qp, &out);
 	spin_unlock_bh(&qp->lock);

@@ -25,46 +25,20 @@ u32 mro_now_us(void)
 	return (u32)div_u64(ktime_get_ns(), NSEC_PER_USEC);
 }
 
+/* may @qp post work request opcode @op (mro_opcode.h)? */
 static bool mro_opcode_ok(struct mro_qp *qp, u32 op)
 {
-	if (mro_qp_is_ud(qp))
-		return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
-	switch (qp->ibqp.qp_type) {
-	case IB_QPT_UC:
-		switch (op) {
-		case IB_WR_SEND:
-		case IB_WR_SEND_WITH_IMM:
-		case IB_WR_RDMA_WRITE:
-		case IB_WR_RDMA_WRITE_WITH_IMM:
-		case IB_WR_LOCAL_INV:
-		case IB_WR_BIND_MW:
-			return true;
-		case IB_WR_REG_MR:
-			return !qp->is_user;
-		default:
-			return false;
-		}
-	case IB_QPT_RC:
-		switch (op) {
-		case IB_WR_SEND:
-		case IB_WR_SEND_WITH_IMM:
-		case IB_WR_SEND_WITH_INV:
-		case IB_WR_RDMA_WRITE:
-		case IB_WR_RDMA_WRITE_WITH_IMM:
-		case IB_WR_RDMA_READ:
-		case IB_WR_ATOMIC_CMP_AND_SWP:
-		case IB_WR_ATOMIC_FETCH_AND_ADD:
-		case IB_WR_LOCAL_INV:
-		case IB_WR_BIND_MW:
-			return true;
-		case IB_WR_REG_MR:	/* carries a kernel pointer */
-			return !qp->is_user;
-		default:
-			return mro_flush_wr_ok(qp, op);
-		}
-	default:
+	const struct mro_wrinfo *w = mro_wr(op);
+
+	if (!(w->flags & MRO_WRF_VALID) ||
+	    ((w->flags & MRO_WRF_KERNEL) && qp->is_user) ||
+	    ((w->flags & MRO_WRF_USER) && !qp->is_user))
 		return false;
-	}
+	if (mro_qp_is_ud(qp))
+		return w->ud_op;
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		return !mro_op_is(w->op, MRO_OPM_RC_ONLY);
+	return qp->ibqp.qp_type == IB_QPT_RC;
 }
 
 /* queue indices are masked: the fetch cursor wraps with them */
@@ -75,8 +49,7 @@ static void mro_sq_head_next(struct mro_qp *qp)
 
 static bool mro_is_local_op(u32 op)
 {
-	return op == IB_WR_LOCAL_INV || op == IB_WR_REG_MR ||
-	       op == IB_WR_BIND_MW;
+	return mro_wr(op)->flags & MRO_WRF_LOCAL;
 }
 
 /* run a local operation (LOCAL_INV, REG_MR, BIND_MW); returns a status */
@@ -121,6 +94,7 @@ static bool mro_swqe_load(struct mro_qp *qp, u32 idx, struct mro_swqe *s)
 {
 	struct rxe_send_wqe *w = mro_queue_slot(qp->sq, idx);
 	struct ib_sge *sge = mro_swqe_sges(qp, idx);
+	const struct mro_opinfo *op;
 	u64 len = 0;
 	u32 i;
 
@@ -152,28 +126,20 @@ static bool mro_swqe_load(struct mro_qp *qp, u32 idx, struct mro_swqe *s)
 		return s->status == IB_WC_SUCCESS;
 	}
 
-	switch (s->opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
+	op = mro_op(mro_wr(s->opcode)->op);
+	if (op->mask & MRO_OPM_RDMA) {
 		s->raddr = READ_ONCE(w->wr.wr.rdma.remote_addr);
 		s->rkey = READ_ONCE(w->wr.wr.rdma.rkey);
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	} else if (op->rx == MRO_OPRX_ATOMIC) {
 		s->raddr = READ_ONCE(w->wr.wr.atomic.remote_addr);
 		s->rkey = READ_ONCE(w->wr.wr.atomic.rkey);
 		s->compare_add = READ_ONCE(w->wr.wr.atomic.compare_add);
 		s->swap = READ_ONCE(w->wr.wr.atomic.swap);
-		break;
-	default:
-		break;
 	}
 
 	if (s->send_flags & IB_SEND_INLINE) {
-		if (s->opcode == IB_WR_RDMA_READ ||
-		    s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		/* its SGEs take the response: nothing to inline */
+		if (op->resp) {
 			s->status = IB_WC_LOC_QP_OP_ERR;
 			return false;
 		}
@@ -202,8 +168,7 @@ static bool mro_swqe_load(struct mro_qp *qp, u32 idx, struct mro_swqe *s)
 	}
 	s->length = len;
 
-	if (s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+	if (op->rx == MRO_OPRX_ATOMIC) {
 		if (s->length < 8 || (s->raddr & 7)) {
 			s->status = IB_WC_LOC_LEN_ERR;
 			return false;
@@ -242,44 +207,27 @@ static bool mro_swqe_load(struct mro_qp *qp, u32 idx, struct mro_swqe *s)
 	return true;
 }
 
+static u8 mro_wr_to_op(u32 opcode, bool ud)
+{
+	return ud ? mro_wr(opcode)->ud_op : mro_wr(opcode)->op;
+}
+
+/* the row of the RC/UC opcode a send WQE becomes (mro_opcode.h) */
+static const struct mro_opinfo *mro_swqe_op(const struct mro_swqe *s)
+{
+	return mro_op(mro_wr_to_op(s->opcode, false));
+}
+
 static u32 mro_swqe_pkts(struct mro_qp *qp, const struct mro_swqe *s)
 {
-	if (s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
-	    mro_flush_is_wr(s->opcode))
+	if (mro_swqe_op(s)->mask & MRO_OPM_ONLY)
 		return 1;
 	return max_t(u32, 1, DIV_ROUND_UP(s->length, qp->mtu));
 }
 
-static u8 mro_wr_to_op(u32 opcode, bool ud)
+static bool mro_consumes_rwqe(const struct mro_swqe *s)
 {
-	if (mro_flush_is_wr(opcode))
-		return mro_flush_wire_op(opcode);
-	switch (opcode) {
-	case IB_WR_SEND_WITH_IMM:
-		return ud ? METAROCE_OP_UD_SEND_IMM : METAROCE_OP_SEND_IMM;
-	case IB_WR_SEND_WITH_INV:
-		return METAROCE_OP_SEND_INV;
-	case IB_WR_RDMA_WRITE:
-		return METAROCE_OP_WRITE;
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return METAROCE_OP_WRITE_IMM;
-	case IB_WR_RDMA_READ:
-		return METAROCE_OP_READ_REQ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return METAROCE_OP_CMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return METAROCE_OP_FETCH_ADD;
-	default:
-		return ud ? METAROCE_OP_UD_SEND : METAROCE_OP_SEND;
-	}
-}
-
-static bool mro_consumes_rwqe(u32 opcode)
-{
-	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
-	       opcode == IB_WR_SEND_WITH_INV ||
-	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	return mro_swqe_op(s)->mask & MRO_OPM_RWQE;
 }
 
 /* copy @len payload bytes at message @offset of WQE @idx into @buf */
@@ -317,6 +265,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		    struct sk_buff_head *out)
 {
 	bool ud = mro_qp_is_ud(qp);
+	const struct mro_opinfo *op;
 	struct mro_hdr hdr = {};
 	struct sk_buff *skb;
 	void *payload;
@@ -325,6 +274,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	int err;
 
 	hdr.opcode = mro_wr_to_op(s->opcode, ud);
+	op = mro_op(hdr.opcode);
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = ud ? s->remote_qpn : qp->dest_qpn;
 	hdr.psn = psn;
@@ -351,10 +301,16 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	    (qp->ibqp.qp_type == IB_QPT_RC &&
 	     mro_ackpol_txwin_ask(psn, qp->snd_una, qp->txwin)))
 		hdr.flags |= METAROCE_F_ACK_REQ;
+	/* its answer, or the ACK, frees a responder resource: ask at once */
+	if (op->mask & MRO_OPM_RESPRES)
+		hdr.flags |= METAROCE_F_ACK_REQ;
+	if (op->mask & MRO_OPM_ONLY)
+		hdr.flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
+	if (!(op->mask & MRO_OPM_PAYLOAD))
+		plen = 0;
 
-	switch (hdr.opcode) {
-	case METAROCE_OP_CMP_SWAP:
-	case METAROCE_OP_FETCH_ADD:
+	switch (op->rx) {
+	case MRO_OPRX_ATOMIC:
 		hdr.atomic.va = s->raddr;
 		hdr.atomic.rkey = s->rkey;
 		hdr.atomic.msn = s->msn;
@@ -362,25 +318,19 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 				      s->swap : s->compare_add;
 		hdr.atomic.compare = s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
 				     s->compare_add : 0;
-		hdr.flags |= METAROCE_F_FIRST | METAROCE_F_LAST |
-			     METAROCE_F_ACK_REQ;
-		plen = 0;
 		break;
-	case METAROCE_OP_FLUSH:
-	case METAROCE_OP_ATOMIC_WRITE:
+	case MRO_OPRX_FLUSH:
+	case MRO_OPRX_ATOMIC_WRITE:
 		mro_flush_fill_hdr(s, &hdr);
-		plen = 0;
 		break;
-	case METAROCE_OP_UD_SEND:
-	case METAROCE_OP_UD_SEND_IMM:
+	case MRO_OPRX_UD:
 		hdr.deth.qkey = (s->remote_qkey & 0x80000000) ? qp->qkey :
 				s->remote_qkey;
 		hdr.deth.imm = s->ex;
-		hdr.flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
 		if (s->send_flags & IB_SEND_SOLICITED)
 			hdr.flags |= METAROCE_F_SOLICITED;
 		break;
-	case METAROCE_OP_READ_REQ:
+	case MRO_OPRX_READ:
 		hdr.msg.msn = s->msn;
 		hdr.msg.offset = offset;
 		hdr.msg.length = len;
@@ -388,10 +338,8 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		hdr.msg.va = s->raddr;
 		hdr.msg.rkey = s->rkey;
 		hdr.msg.first_psn = psn;
-		hdr.flags |= METAROCE_F_ACK_REQ;
 		if (!offset)
 			hdr.flags |= METAROCE_F_FIRST;
-		plen = 0;
 		break;
 	default:
 		hdr.msg.msn = s->msn;
@@ -596,7 +544,7 @@ static bool mro_fetch(struct mro_qp *qp)
 	}
 	if (((s->send_flags & IB_SEND_FENCE) && qp->rd_atomic_inflight) ||
 	    (s->opcode == IB_WR_LOCAL_INV && !mro_sq_all_done(qp, idx)) ||
-	    (mro_consumes_rwqe(s->opcode) &&
+	    (mro_consumes_rwqe(s) &&
 	     qp->ibqp.qp_type == IB_QPT_RC && !mro_msg_room(qp))) {
 		s->state = MRO_SWQE_FREE;	/* load again later */
 		return false;
@@ -609,12 +557,10 @@ static bool mro_fetch(struct mro_qp *qp)
 	s->npkts = mro_swqe_pkts(qp, s);
 	s->first_psn = qp->snd_nxt;
 	s->msn = qp->snd_msn;
-	if (mro_consumes_rwqe(s->opcode) && !mro_qp_is_ud(qp))
+	if (mro_consumes_rwqe(s) && !mro_qp_is_ud(qp))
 		qp->snd_msn++;
-	s->is_read_atomic = s->opcode == IB_WR_RDMA_READ ||
-			    s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-			    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-	s->rd_res = s->is_read_atomic || mro_flush_is_wr(s->opcode);
+	s->is_read_atomic = mro_wr_resp(s->opcode);
+	s->rd_res = mro_swqe_op(s)->mask & MRO_OPM_RESPRES;
 	qp->sq_cur = idx;
 	qp->sq_cur_valid = true;
 	return true;
@@ -840,27 +786,8 @@ void mro_req_tx_work(struct work_struct *work)
 /* the completion opcode of a send WQE's IB_WR_* opcode */
 enum ib_wc_opcode mro_wc_opcode(u32 opcode)
 {
-	if (mro_flush_is_wr(opcode))
-		return mro_flush_wc_opcode(opcode);
-	switch (opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-	case IB_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	case IB_WR_REG_MR:
-		return IB_WC_REG_MR;
-	case IB_WR_BIND_MW:
-		return IB_WC_BIND_MW;
-	default:
-		return IB_WC_SEND;
-	}
+	/* an unknown opcode's row says IB_WC_SEND (0) */
+	return mro_wr(opcode)->wc;
 }
 
 /* complete finished WQEs in SQ order; the consumer index moves only here */
@@ -881,9 +808,7 @@ void mro_req_complete_ready(struct mro_qp *qp)
 			wc.status = s->status;
 			wc.opcode = mro_wc_opcode(s->opcode);
 			wc.qp = &qp->ibqp;
-			if (s->opcode == IB_WR_RDMA_READ ||
-			    s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-			    s->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+			if (mro_wr_resp(s->opcode))
 				wc.byte_len = s->length;
 			if (mro_cq_post(qp->scq, &wc, false))
 				mro_qp_error(qp);

@@ -183,7 +183,7 @@ static int mro_claim_wqe(struct mro_qp *qp, u32 msn, struct mro_rmsg *m)
 
 static enum ib_wc_opcode mro_recv_wc_opcode(u8 op)
 {
-	return op == METAROCE_OP_WRITE_IMM ? IB_WC_RECV_RDMA_WITH_IMM :
+	return mro_op_is(op, MRO_OPM_RDMA) ? IB_WC_RECV_RDMA_WITH_IMM :
 					     IB_WC_RECV;
 }
 
@@ -210,11 +210,10 @@ static void mro_complete_rmsgs(struct mro_qp *qp)
 		wc.src_qp = qp->dest_qpn;
 		wc.port_num = 1;
 		wc.pkey_index = qp->pkey_index;
-		if (m->opcode == METAROCE_OP_SEND_IMM ||
-		    m->opcode == METAROCE_OP_WRITE_IMM) {
+		if (mro_op_is(m->opcode, MRO_OPM_IMM)) {
 			wc.ex.imm_data = cpu_to_be32(m->imm);
 			wc.wc_flags |= IB_WC_WITH_IMM;
-		} else if (m->opcode == METAROCE_OP_SEND_INV) {
+		} else if (mro_op_is(m->opcode, MRO_OPM_INV)) {
 			wc.ex.invalidate_rkey = m->imm;
 			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 		}
@@ -239,6 +238,7 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 					struct sk_buff *skb,
 					struct sk_buff_head *out)
 {
+	u16 mask = mro_op(hdr->opcode)->mask;
 	enum mro_rx_verdict v = MRO_RXV_OK;
 	u32 msn = hdr->msg.msn;
 	struct mro_rmsg *m;
@@ -246,9 +246,8 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 
 	if (!mro_seq_in(msn, qp->rcv_msn, qp->nmsg))
 		return MRO_RXV_WINDOW;	/* not trackable yet: resent */
-	if ((hdr->opcode == METAROCE_OP_SEND_INV &&
-	     mro_keyorder_full(&qp->keyorder)) ||
-	    (hdr->opcode == METAROCE_OP_WRITE_IMM && hdr->payload_len &&
+	if (((mask & MRO_OPM_INV) && mro_keyorder_full(&qp->keyorder)) ||
+	    ((mask & MRO_OPM_RDMA) && hdr->payload_len &&
 	     mro_keyorder_holds(&qp->keyorder, hdr->psn, hdr->msg.rkey)))
 		return MRO_RXV_KEY_WAIT;	/* not before the key fence */
 	m = &qp->rmsg[msn & (qp->nmsg - 1)];
@@ -271,8 +270,7 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 		m->status = IB_WC_SUCCESS;
 		if (err)
 			m->status = IB_WC_LOC_QP_OP_ERR;
-		else if (hdr->opcode != METAROCE_OP_WRITE_IMM &&
-			 m->length > m->wqe_length)
+		else if (!(mask & MRO_OPM_RDMA) && m->length > m->wqe_length)
 			m->status = IB_WC_LOC_LEN_ERR;
 	} else if (m->msn != msn || m->opcode != hdr->opcode ||
 		   m->length != hdr->msg.length ||
@@ -281,7 +279,7 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 	}
 
 	if (m->status == IB_WC_SUCCESS && hdr->payload_len) {
-		if (hdr->opcode == METAROCE_OP_WRITE_IMM) {
+		if (mask & MRO_OPM_RDMA) {
 			struct mro_mem *mem;
 			u64 va = hdr->msg.va + hdr->msg.offset;
 
@@ -340,8 +338,7 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 	if ((m->got_last && m->received >= m->length) ||
 	    m->status != IB_WC_SUCCESS) {
 		/* the invalidation waits for every earlier PSN */
-		if (m->status == IB_WC_SUCCESS &&
-		    hdr->opcode == METAROCE_OP_SEND_INV)
+		if (m->status == IB_WC_SUCCESS && (mask & MRO_OPM_INV))
 			mro_keyorder_add(&qp->keyorder, m->last_psn, m->imm,
 					 m->msn);
 		m->state = MRO_RMSG_DONE;
@@ -623,13 +620,14 @@ static bool mro_rd_atomic_checks_ok(struct mro_qp *qp,
 				    const struct mro_hdr *hdr)
 {
 	const struct mro_atomic_hdr *a = &hdr->atomic;
+	u8 rx = mro_op(hdr->opcode)->rx;
 	struct mro_mem *mem;
 	int access;
 	u32 rkey, len;
 	u64 va;
 
-	switch (hdr->opcode) {
-	case METAROCE_OP_READ_REQ:
+	switch (rx) {
+	case MRO_OPRX_READ:
 		/* mro_resp_read()'s checks; the decoder bounds imm to 256.. */
 		if (hdr->msg.imm > qp->dev->payload_mtu ||
 		    max_t(u32, 1, DIV_ROUND_UP(hdr->msg.length, hdr->msg.imm)) >
@@ -642,16 +640,15 @@ static bool mro_rd_atomic_checks_ok(struct mro_qp *qp,
 		va = hdr->msg.va + hdr->msg.offset;
 		len = hdr->msg.length;
 		break;
-	case METAROCE_OP_CMP_SWAP:
-	case METAROCE_OP_FETCH_ADD:
-	case METAROCE_OP_ATOMIC_WRITE:
-		access = hdr->opcode == METAROCE_OP_ATOMIC_WRITE ?
+	case MRO_OPRX_ATOMIC:
+	case MRO_OPRX_ATOMIC_WRITE:
+		access = rx == MRO_OPRX_ATOMIC_WRITE ?
 			 IB_ACCESS_REMOTE_WRITE : IB_ACCESS_REMOTE_ATOMIC;
 		rkey = a->rkey;
 		va = a->va;
 		len = sizeof(u64);
 		break;
-	case METAROCE_OP_FLUSH:
+	case MRO_OPRX_FLUSH:
 		/* it checks, and orders placements, and changes nothing */
 		return !mro_resp_flush(qp, hdr);
 	default:
@@ -700,9 +697,11 @@ static int mro_pend_add(struct mro_qp *qp, const struct mro_hdr *hdr)
 static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 			      struct sk_buff_head *out)
 {
+	u8 rx = mro_op(hdr->opcode)->rx;
 	int n, i;
 
-	if (hdr->opcode == METAROCE_OP_READ_REQ) {
+	switch (rx) {
+	case MRO_OPRX_READ:
 		n = mro_resp_read(qp, hdr, false, out);
 		if (n < 0)
 			return n;
@@ -712,15 +711,19 @@ static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 			if (mro_rxwin_classify(&qp->rxwin, hdr->psn + i) ==
 			    MRO_RX_NEW)
 				mro_rxwin_mark(&qp->rxwin, hdr->psn + i);
-	} else if (hdr->opcode == METAROCE_OP_FLUSH ||
-		   hdr->opcode == METAROCE_OP_ATOMIC_WRITE) {
-		if (hdr->opcode == METAROCE_OP_FLUSH ?
+		break;
+	case MRO_OPRX_FLUSH:
+	case MRO_OPRX_ATOMIC_WRITE:
+		if (rx == MRO_OPRX_FLUSH ?
 		    mro_resp_flush(qp, hdr) : mro_resp_atomic_write(qp, hdr)) {
 			mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
 			return -EACCES;
 		}
-	} else if (mro_resp_atomic(qp, hdr, false, out) != MRO_RXV_OK) {
-		return -EACCES;
+		break;
+	default:
+		if (mro_resp_atomic(qp, hdr, false, out) != MRO_RXV_OK)
+			return -EACCES;
+		break;
 	}
 	mro_rxwin_mark(&qp->rxwin, hdr->psn);
 	return 0;
@@ -760,14 +763,6 @@ static void mro_pend_run(struct mro_qp *qp, struct sk_buff_head *out)
 	}
 }
 
-/* requests that take a responder resource (max_dest_rd_atomic) */
-static bool mro_takes_resp_res(u8 op)
-{
-	return op == METAROCE_OP_READ_REQ || op == METAROCE_OP_CMP_SWAP ||
-	       op == METAROCE_OP_FETCH_ADD || op == METAROCE_OP_FLUSH ||
-	       op == METAROCE_OP_ATOMIC_WRITE;
-}
-
 /*
  * A request-direction packet for this RC/UC QP.  The acceptance rules
  * first: the QP's state and type, UC's bounds, the receive window; a
@@ -780,6 +775,7 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 				 const struct mro_hdr *hdr,
 				 struct sk_buff *skb, struct sk_buff_head *out)
 {
+	const struct mro_opinfo *op = mro_op(hdr->opcode);
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	enum mro_rx_verdict v;
 	enum mro_rx_class cls;
@@ -789,8 +785,7 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 	lockdep_assert_held(&qp->lock);
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		return MRO_RXV_QP_STATE;
-	if (!rc && (mro_takes_resp_res(hdr->opcode) ||
-		    hdr->opcode == METAROCE_OP_SEND_INV))
+	if (!rc && (op->mask & MRO_OPM_RC_ONLY))
 		return MRO_RXV_QP_MISMATCH;
 
 	if (!rc) {
@@ -811,11 +806,10 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 	if (cls == MRO_RX_DUP) {
 		/* answered again if it can be, never placed or run again */
 		v = MRO_RXV_OK;
-		if (hdr->opcode == METAROCE_OP_READ_REQ &&
+		if (op->rx == MRO_OPRX_READ &&
 		    mro_seq_before(hdr->psn, qp->rxwin.base))
 			v = mro_resp_read_replay(qp, hdr, out);
-		else if (hdr->opcode == METAROCE_OP_CMP_SWAP ||
-			 hdr->opcode == METAROCE_OP_FETCH_ADD)
+		else if (op->rx == MRO_OPRX_ATOMIC)
 			v = mro_resp_atomic(qp, hdr, true, out);
 		else if (rc)
 			mro_send_dup_ack(qp, hdr, out);
@@ -835,11 +829,8 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 	 */
 	ack_now = mro_rxwin_ack_now(&qp->rxwin, hdr->psn);
 
-	switch (hdr->opcode) {
-	case METAROCE_OP_SEND:
-	case METAROCE_OP_SEND_IMM:
-	case METAROCE_OP_SEND_INV:
-	case METAROCE_OP_WRITE_IMM:
+	switch (op->rx) {
+	case MRO_OPRX_MSG:
 		v = mro_resp_msg(qp, hdr, skb, out);
 		if (v == MRO_RXV_FAILED) {
 			/* NAKed: its completion carries the error, no ACK */
@@ -850,16 +841,15 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 		if (v != MRO_RXV_OK)
 			return v;	/* not accepted: the PSN stays unmarked */
 		break;
-	case METAROCE_OP_WRITE:
+	case MRO_OPRX_WRITE:
 		v = mro_resp_write(qp, hdr, skb, out);
 		if (v != MRO_RXV_OK)
 			return v;
 		break;
-	case METAROCE_OP_READ_REQ:
-	case METAROCE_OP_CMP_SWAP:
-	case METAROCE_OP_FETCH_ADD:
-	case METAROCE_OP_FLUSH:
-	case METAROCE_OP_ATOMIC_WRITE:
+	case MRO_OPRX_READ:
+	case MRO_OPRX_ATOMIC:
+	case MRO_OPRX_FLUSH:
+	case MRO_OPRX_ATOMIC_WRITE:
 		if (!qp->max_dest_rd_atomic)	/* IB's invalid request */
 			return mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_INVALID,
 					     out);

@@ -37,10 +37,12 @@ static struct mro_rmsg *mro_uc_next_known(struct mro_qp *qp, u32 *msn)
 	return NULL;
 }
 
+/* a UC request that consumes a receive WQE (SEND_INV is RC's) */
 static bool mro_uc_consumes(u8 op)
 {
-	return op == METAROCE_OP_SEND || op == METAROCE_OP_SEND_IMM ||
-	       op == METAROCE_OP_WRITE_IMM;
+	return (mro_op(op)->mask &
+		(MRO_OPM_REQUEST | MRO_OPM_RWQE | MRO_OPM_RC_ONLY)) ==
+	       (MRO_OPM_REQUEST | MRO_OPM_RWQE);
 }
 
 /* whether any message slot is claimed */

@@ -43,7 +43,7 @@ enum mro_rx_verdict mro_resp_ud_rcv(struct mro_qp *qp,
 	wc.pkey_index = qp->pkey_index;
 	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
 	wc.byte_len = hdr->payload_len + sizeof(grh);
-	if (hdr->opcode == METAROCE_OP_UD_SEND_IMM) {
+	if (mro_op_is(hdr->opcode, MRO_OPM_IMM)) {
 		wc.ex.imm_data = cpu_to_be32(hdr->deth.imm);
 		wc.wc_flags |= IB_WC_WITH_IMM;
 	}

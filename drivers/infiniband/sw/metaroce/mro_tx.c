@@ -44,7 +44,8 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 			     void **payload)
 {
 	struct net_device *ndev = qp->dev->ndev;
-	bool sealed = qp->prot && hdr->opcode != METAROCE_OP_HELLO;
+	bool sealed = qp->prot &&
+		      (mro_op(hdr->opcode)->flags & METAROCE_F_SEALED);
 	int len = mro_wire_hdr_len(hdr->opcode, hdr->flags);
 	unsigned int hlen, headroom, trailer;
 	struct mro_skb_cb *cb;
