@@ -695,14 +695,19 @@ void rp_req_push(struct rp_ep *ep)
 	}
 	while (ep->sq_next != ep->sq_tail && !ep->dead) {
 		lim = send_limit(ep);
+		/*
+		 * PSN-13: a full window reopens once an eighth of it is free;
+		 * the grant (PSN-12) bounds the sender with no such wait
+		 */
 		if (ep->window_full) {
-			if (psn_lt(lim, ep->snd_nxt) ||
-			    lim - ep->snd_nxt < ep->cfg.window / 8)
+			if (ep->snd_nxt - ep->snd_una > ep->cfg.window -
+			    ep->cfg.window / 8)
 				return;
 			ep->window_full = false;
 		}
 		if (!psn_lt(ep->snd_nxt, lim)) {
-			ep->window_full = true;
+			ep->window_full = ep->snd_nxt - ep->snd_una >=
+					  ep->cfg.window;
 			return;
 		}
 		if (!send_new(ep, lim))
