@@ -753,6 +753,7 @@ int main(int argc, char **argv)
 	};
 	static const struct ccase *sets[] = {
 		cases_rx, cases_resp, cases_req, cases_neg, cases_ud, cases_timer,
+		cases_loss, cases_path, cases_uc,
 	};
 	const struct ccase *run[MAX_CASES];
 	const char *agent = NULL, *rules_file = NULL, *only = NULL;
@@ -827,8 +828,10 @@ int main(int argc, char **argv)
 	cx.q = calloc(CX_MAX_PKTS, sizeof(*cx.q));
 	if (!cx.q)
 		return 2;
-	if (!cx_agent(&cx, "INFO"))
+	if (!cx_agent(&cx, "INFO")) {
 		printf("# target: %s\n", cx.reply + 3);
+		agent_word(cx.reply, "impl", g.impl, sizeof(g.impl));
+	}
 	printf("TAP version 13\n1..%u\n", nrun);
 	for (i = 0; i < nrun; i++) {
 		const struct ccase *c = run[i];

@@ -14,7 +14,7 @@
 #include "refpeer.h"
 #include "agent.h"
 
-#define CX_MAX_PKTS	1024
+#define CX_MAX_PKTS	4096
 #define CX_PAYLOAD	2048	/* payload bytes kept of a captured packet */
 #define CX_MAX_CTRS	128
 
@@ -115,7 +115,8 @@ struct ccase {
 };
 
 extern const struct ccase cases_rx[], cases_resp[], cases_req[], cases_neg[],
-	cases_ud[], cases_timer[];
+	cases_ud[], cases_timer[], cases_loss[],
+	cases_path[], cases_uc[];
 
 /* failing an assertion: the case goes on, and is reported not ok */
 void cx_fail(struct cx *cx, int line, const char *fmt, ...)
