@@ -289,10 +289,16 @@ static void take_credit(struct rp_ep *ep, u32 credit)
 		ep->st.cc_bad_feedback++;
 		return;
 	}
-	if (!ep->have_credit || psn_lt(ep->credit_psn, credit)) {
-		ep->credit_psn = credit;
+	/*
+	 * the speculative first window is the first limit; a grant never
+	 * moves the limit back (the ACK extension's credit_psn)
+	 */
+	if (!ep->have_credit) {
+		ep->credit_psn = ep->cfg.sq_psn + RP_SPEC_WINDOW;
 		ep->have_credit = true;
 	}
+	if (psn_lt(ep->credit_psn, credit))
+		ep->credit_psn = credit;
 }
 
 static const u32 rnr_us[32] = {
