@@ -14,7 +14,7 @@
 #include "refpeer.h"
 #include "agent.h"
 
-#define CX_MAX_PKTS	4096
+#define CX_MAX_PKTS	8192
 #define CX_PAYLOAD	2048	/* payload bytes kept of a captured packet */
 #define CX_MAX_CTRS	128
 
