@@ -11,7 +11,7 @@
 
 static u8 pat[8192];
 
-/* receive WQE k: wr 100 + k, 256 bytes at 256 * k */
+/* receive WQE k: wr 100 + k, 512 bytes at 512 * k */
 #define WQE_WR(k)	(100 + (k))
 
 static void fill(u32 seed)
@@ -40,8 +40,8 @@ static bool uc_setup(struct cx *cx, bool uc, bool srq, u32 psn,
 	if (cx_setup(cx, &o))
 		return false;
 	for (k = 0; k < nrecv; k++)
-		CHECK(cx, !cx_agent(cx, "RECV wr=%u off=%u len=256", WQE_WR(k),
-				    256 * k), "post RECV");
+		CHECK(cx, !cx_agent(cx, "RECV wr=%u off=%u len=512", WQE_WR(k),
+				    512 * k), "post RECV");
 	return !cx->fails;
 }
 
@@ -367,7 +367,7 @@ static void c_srq_order(struct cx *cx)
 		      "message 0 completed in WQE %llu and 1 in %llu, want %u and %u (SRQ WQEs taken in arrival order)",
 		      (unsigned long long)wc[0].wr, (unsigned long long)wc[1].wr,
 		      WQE_WR(1), WQE_WR(0));
-	CHECK(cx, !cx_mem(cx, 256, 16, got) && !memcmp(got, pat, 16),
+	CHECK(cx, !cx_mem(cx, 512, 16, got) && !memcmp(got, pat, 16),
 	      "message 0's bytes are not in the second WQE's buffer");
 }
 

@@ -561,6 +561,7 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 	cx->rlen = v;
 	cx->flush = agent_u64(cx->reply, "flush", &v) && v;
 	cx->grh = agent_u64(cx->reply, "grh", &v) ? v : 0;
+	cx->tmtu = agent_u64(cx->reply, "mtu", &v) ? v : 0;
 	rp_ep_connect(cx->ep);
 	if (o->no_wait)
 		return 0;

@@ -83,6 +83,7 @@ struct cx {
 	/* UD: bytes before the payload in a receive buffer (40: GRH, or 0) */
 	u32 grh;
 	u32 tqkey;		/* UD: the target's Q_Key */
+	u32 tmtu;		/* UD: its largest datagram (0: not reported) */
 	u32 psn;		/* next request PSN the tester uses */
 	u32 msn;		/* next msn the tester uses */
 	u32 seq;		/* path_seq for cx_build() */

@@ -238,8 +238,9 @@ static void cmd_connect(struct agent *a, const char *l)
 		reply(a, "ERR connect: %s", rp_error(a->ep));
 		return;
 	}
-	reply(a, "OK va=%llu rkey=%u len=%u flush=1 grh=0",
-	      (unsigned long long)(uintptr_t)a->region, a->rkey, AGENT_REGION);
+	reply(a, "OK va=%llu rkey=%u len=%u flush=1 grh=0 mtu=%u",
+	      (unsigned long long)(uintptr_t)a->region, a->rkey, AGENT_REGION,
+	      a->cfg.mtu);
 }
 
 /* the buffer of a work request: off and len inside the region */

@@ -829,6 +829,7 @@ static void ka_connect_ud(struct kagent *a, const char *l, uint64_t qpn,
 			  struct in_addr pip)
 {
 	struct ibv_ah_attr ah = { .is_global = 1, .port_num = 1 };
+	struct ibv_port_attr pa;
 	uint64_t v;
 
 	ah.grh.sgid_index = a->k->gid_index;
@@ -843,10 +844,15 @@ static void ka_connect_ud(struct kagent *a, const char *l, uint64_t qpn,
 	}
 	a->peer_qpn = qpn & 0xffffff;
 	a->peer_qkey = agent_u64(l, "qkey", &v) ? v : 0;
+	/* the largest datagram: the port's active MTU */
+	if (ibv_query_port(a->k->ctx, 1, &pa)) {
+		ka_reply(a, "ERR query port: %s", strerror(errno));
+		return;
+	}
 	/* a UD receive buffer starts with the 40 bytes of the GRH area */
-	ka_reply(a, "OK va=%llu rkey=%u len=%u grh=40",
+	ka_reply(a, "OK va=%llu rkey=%u len=%u grh=40 mtu=%u",
 		 (unsigned long long)(uintptr_t)a->region, a->mr->rkey,
-		 AGENT_REGION);
+		 AGENT_REGION, 128u << pa.active_mtu);
 }
 
 static void ka_create(struct kagent *a, const char *l)
