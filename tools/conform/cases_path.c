@@ -19,7 +19,7 @@
 #define PR_PSNS	8192		/* PSNs a run follows */
 #define PR_PROBES 64
 
-enum hole_mode { HOLE_DROP, HOLE_NO_ECHO };
+enum hole_mode { HOLE_DROP, HOLE_NO_ECHO, HOLE_ONE };
 
 struct hole_run {
 	/* the run */
@@ -41,6 +41,7 @@ struct hole_run {
 	bool got[PR_PSNS];
 	bool seen[PR_PSNS];
 	u64 t_first_loss;	/* the first resend of a PSN first sent on the hole */
+	int dropped;		/* HOLE_ONE: the index of the PSN dropped (-1) */
 	unsigned int nprobe;	/* PROBEs on the hole slot */
 	struct pkt probe[PR_PROBES];
 	u64 t_revived;		/* when the tester answered the probe */
@@ -97,6 +98,7 @@ static void hole_run(struct cx *cx, struct hole_run *r)
 	int n;
 
 	r->hole = -1;
+	r->dropped = -1;
 	r->first = cum = cx->tpsn;
 	r->rev_sport_ok = true;
 	post_writes(cx, r->writes, 100);
@@ -111,7 +113,8 @@ static void hole_run(struct cx *cx, struct hole_run *r)
 			bool on_hole;
 
 			if (p->h.opcode == METAROCE_OP_PROBE) {
-				if ((int)p->h.path != r->hole) {
+				if ((int)p->h.path != r->hole ||
+				    r->mode == HOLE_ONE) {
 					/* a tail-loss probe elsewhere: answered */
 					ack_with_sack(cx, r, cum, p);
 					continue;
@@ -138,6 +141,14 @@ static void hole_run(struct cx *cx, struct hole_run *r)
 				r->hole_sport = p->sport;
 			}
 			on_hole = (int)p->h.path == r->hole && !r->t_revived;
+			if (r->mode == HOLE_ONE) {
+				/* one new PSN on the slot after 64, once */
+				on_hole = on_hole && r->dropped < 0 &&
+					  !(p->h.flags & METAROCE_F_RETX) &&
+					  !r->seen[d] && r->nnew >= 64;
+				if (on_hole)
+					r->dropped = r->nnew;
+			}
 			if (!(p->h.flags & METAROCE_F_RETX) && !r->seen[d]) {
 				r->seen[d] = true;
 				r->new_path[r->nnew] = p->h.path;
@@ -154,7 +165,7 @@ static void hole_run(struct cx *cx, struct hole_run *r)
 					    (int)r->new_path[k] == r->hole)
 						r->t_first_loss = p->t_us;
 			}
-			if (on_hole && r->mode == HOLE_DROP)
+			if (on_hole && r->mode != HOLE_NO_ECHO)
 				continue;
 			r->got[d] = true;
 			while (cum - r->first < PR_PSNS && r->got[cum - r->first])
@@ -419,9 +430,58 @@ static void c_way_back(struct cx *cx)
 		      "path_retired did not grow");
 }
 
+/*
+ * One loss on a slot: its first PSN after the 64th dropped, every other
+ * packet delivered.  The slot is suspended (a third of its share) until
+ * its next delivery: from the first new PSN on it after the resend of
+ * the lost one, it carries at least two thirds of its share of the next
+ * 512 new PSNs again (suspended, a third)
+ */
+static void c_suspend_lifted(struct cx *cx)
+{
+	static struct hole_run r;
+	unsigned int a, n, share;
+	int k;
+
+	if (is_refpeer(cx)) {
+		cx->skip = "the reference peer has no path health";
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.mode = HOLE_ONE;
+	r.writes = 20;
+	r.linger_us = 50000;
+	hole_run(cx, &r);
+	if (cx->fails)
+		return;
+	CHECK(cx, r.dropped >= 0 && r.t_first_loss,
+	      "no PSN dropped on the slot, or it was never resent");
+	if (cx->fails)
+		return;
+	/* the first new PSN on the slot after the resend: delivered */
+	a = new_at(&r, r.t_first_loss);
+	for (k = a; k < (int)r.nnew && (int)r.new_path[k] != r.hole; k++)
+		;
+	CHECK(cx, k + 1 + 512 <= (int)r.nnew,
+	      "fewer than 512 new PSNs after the slot's next delivery (%u of %u)",
+	      r.nnew - k - 1, r.nnew);
+	if (cx->fails)
+		return;
+	n = on_hole(&r, k + 1, k + 1 + 512);
+	share = 512 / r.npaths;
+	cx_note(cx, "dropped new PSN %d; resent at new PSN %u; next on the slot %d; then %u of 512 on the slot (a full share %u)",
+		r.dropped, a, k, n, share);
+	CHECK(cx, 3 * n >= 2 * share,
+	      "%u of 512 new PSNs on the slot after its next delivery, below two thirds of its share %u: the suspension was not lifted",
+	      n, share);
+	CHECK(cx, r.nprobe == 0 || !(r.probe[0].h.flags & METAROCE_F_NEW_PORT),
+	      "one loss retired the slot");
+}
+
 const struct ccase cases_path[] = {
 	{ "PATH-4 PATH-7 PATH-9 PATH-14 PATH-16", "a black-holed slot: suspended, retired, re-probed from fresh ports", c_hole_retire, 0 },
 	{ "PATH-17 ACK-20", "an answered re-probe revives the slot", c_hole_revive, 0 },
 	{ "PATH-11 PATH-12 PATH-13", "a slot whose ACKs never come back is retired", c_way_back, 0 },
+	{ "PATH-5", "a suspended slot's next delivery lifts the suspension", c_suspend_lifted, 0 },
 	{ NULL, NULL, NULL, 0 },
 };
