@@ -16,29 +16,13 @@
 #define TVA	0x100000ULL	/* an address and key the target names */
 #define TRKEY	0x4242
 
-/* the target is the reference peer (INFO impl=refpeer) */
-static bool is_refpeer(struct cx *cx)
-{
-	return cx->g->impl[0] && !strcmp(cx->g->impl, "refpeer");
-}
-
 /* an ACK of cum_psn @cum, grant @credit, SACK bits @sack0 (bit k: cum+1+k) */
 static void ack_to(struct cx *cx, const struct pkt *p, u32 cum, u32 credit,
 		   u64 sack0)
 {
-	struct mro_hdr h;
+	u64 sack[2] = { sack0, 0 };
 
-	memset(&h, 0, sizeof(h));
-	h.opcode = METAROCE_OP_ACK;
-	h.ack.syndrome = METAROCE_SYN_ACK;
-	h.ack.cum_psn = cum;
-	h.ack.credit_psn = credit;
-	h.ack.sack_bits = METAROCE_SACK_BITS;
-	h.ack.sack[0] = sack0;
-	h.ack.ts_echo = p->h.tsval;
-	h.ack.echo_path = p->h.path;
-	h.ack.echo_seq = p->h.path_seq;
-	rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+	cx_ack_sack(cx, p, cum, credit, sack);
 }
 
 /* the first packet of @opcode at @psn from q[@from] on (@retx: a resend) */
@@ -81,18 +65,10 @@ static struct pkt *first_probe(struct cx *cx, unsigned int from)
 	return NULL;
 }
 
-/* wait at most @ms for the target's first completion */
+/* wait at most @ms for the target's first completions */
 static int first_wc(struct cx *cx, int ms, struct twc *wc)
 {
-	u64 end = cx_now_us() + ms * 1000ULL;
-	int k;
-
-	while (cx_now_us() < end) {
-		k = cx_wc(cx, 50, wc, 4);
-		if (k > 0)
-			return k;
-	}
-	return 0;
+	return cx_wc_wait(cx, ms, wc, 4);
 }
 
 /* how long the tester held its latest ACK in warm_rtt(), in us */
@@ -148,6 +124,34 @@ static unsigned int new_writes(struct cx *cx, unsigned int from, u32 base,
 			*hi = p->h.psn;
 	}
 	return n;
+}
+
+/*
+ * the first transmissions of a WRITE from PSN @psn0 on, up to its LAST
+ * packet: how many, the first and the last; false unless 6 or more
+ */
+static bool write_flight(struct cx *cx, unsigned int from, u32 psn0,
+			 struct pkt **f, struct pkt **l, unsigned int *n)
+{
+	struct pkt *r;
+
+	*f = *l = NULL;
+	for (*n = 0;; ++*n) {
+		r = await_at(cx, from, METAROCE_OP_WRITE, psn0 + *n, false, 500);
+		if (!r)
+			break;
+		if (!*n)
+			*f = r;
+		*l = r;
+		if (r->h.flags & METAROCE_F_LAST) {
+			++*n;
+			break;
+		}
+	}
+	CHECK(cx, *l && ((*l)->h.flags & METAROCE_F_LAST) && *n >= 6,
+	      "the WRITE of 8192 bytes: %u packets, want 6 or more ending with LAST",
+	      *n);
+	return !cx->fails;
 }
 
 /* the newest transmission of @psn (NULL: none) */
@@ -291,8 +295,8 @@ static void c_credit_limit(struct cx *cx)
 static void c_loss_sack(struct cx *cx)
 {
 	struct cx_opts o = { .create = "timeout=18 retry=7" };
-	struct pkt *x, *l = NULL, *r, *pr;
-	unsigned int from, n = 0;
+	struct pkt *x, *f, *l, *r, *pr;
+	unsigned int from, n;
 	u32 psn_x;
 	u64 t_ack, sack = 0;
 
@@ -309,21 +313,9 @@ static void c_loss_sack(struct cx *cx)
 		cx_pump(cx, 1);
 	CHECK(cx, !cx_agent(cx, "WRITE wr=3 off=0 len=8192 va=%llu rkey=%u",
 			    TVA, TRKEY), "post WRITE");
-	for (;;) {
-		r = await_at(cx, from, METAROCE_OP_WRITE, psn_x + 1 + n, false,
-			     500);
-		if (!r)
-			break;
-		l = r;
-		sack |= 1ULL << n++;
-		if (r->h.flags & METAROCE_F_LAST)
-			break;
-	}
-	CHECK(cx, l && (l->h.flags & METAROCE_F_LAST) && n >= 6,
-	      "the WRITE of 8192 bytes: %u packets, want 6 or more ending with LAST",
-	      n);
-	if (cx->fails)
+	if (!write_flight(cx, from, psn_x + 1, &f, &l, &n))
 		return;
+	sack = (1ULL << n) - 1;
 	cx_snap(cx);
 	from = cx->nq;
 	t_ack = cx_now_us();
@@ -359,13 +351,13 @@ static void c_loss_sack(struct cx *cx)
 static void c_reorder_timer(struct cx *cx)
 {
 	struct cx_opts o = { .create = "timeout=18 retry=7" };
-	struct pkt *f = NULL, *l = NULL, *r, *pr;
-	unsigned int from, n = 0;
-	u64 t_ack, sack = 0;
+	struct pkt *f, *l, *r, *pr;
+	unsigned int from, n;
+	u64 t_ack, sack;
 	s64 floor_us;
 	u32 psn0;
 
-	if (is_refpeer(cx)) {
+	if (cx_is_refpeer(cx)) {
 		cx->skip = "the reference peer has no reorder timer";
 		return;
 	}
@@ -375,24 +367,9 @@ static void c_reorder_timer(struct cx *cx)
 	from = cx->nq;
 	CHECK(cx, !cx_agent(cx, "WRITE wr=2 off=0 len=8192 va=%llu rkey=%u",
 			    TVA, TRKEY), "post WRITE");
-	for (;;) {
-		r = await_at(cx, from, METAROCE_OP_WRITE, psn0 + n, false, 500);
-		if (!r)
-			break;
-		if (!n)
-			f = r;
-		else
-			sack |= 1ULL << (n - 1);
-		l = r;
-		n++;
-		if (r->h.flags & METAROCE_F_LAST)
-			break;
-	}
-	CHECK(cx, f && l && (l->h.flags & METAROCE_F_LAST) && n >= 6,
-	      "the WRITE of 8192 bytes: %u packets, want 6 or more ending with LAST",
-	      n);
-	if (cx->fails)
+	if (!write_flight(cx, from, psn0, &f, &l, &n))
 		return;
+	sack = (1ULL << (n - 1)) - 1;
 	cx_snap(cx);
 	from = cx->nq;
 	t_ack = cx_now_us();
@@ -432,7 +409,7 @@ static void c_tlp_tail(struct cx *cx)
 	unsigned int from;
 	u64 dt;
 
-	if (is_refpeer(cx)) {
+	if (cx_is_refpeer(cx)) {
 		cx->skip = "the reference peer probes at 2 srtt only";
 		return;
 	}

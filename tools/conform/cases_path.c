@@ -52,31 +52,35 @@ struct hole_run {
 	bool full;		/* the capture ran out */
 };
 
-static bool is_refpeer(struct cx *cx)
-{
-	return cx->g->impl[0] && !strcmp(cx->g->impl, "refpeer");
-}
-
 static void ack_with_sack(struct cx *cx, struct hole_run *r, u32 cum,
 			  const struct pkt *echo)
 {
-	struct mro_hdr h;
+	u64 sack[2] = { 0, 0 };
 	unsigned int k;
 
-	memset(&h, 0, sizeof(h));
-	h.opcode = METAROCE_OP_ACK;
-	h.ack.syndrome = METAROCE_SYN_ACK;
-	h.ack.cum_psn = cum;
-	h.ack.credit_psn = cum + cx->cfg.window;
-	h.ack.sack_bits = METAROCE_SACK_BITS;
 	for (k = 0; k < METAROCE_SACK_BITS; k++)
 		if (cum - r->first + 1 + k < PR_PSNS &&
 		    r->got[cum - r->first + 1 + k])
-			h.ack.sack[k / 64] |= 1ULL << (k % 64);
-	h.ack.ts_echo = echo->h.tsval;
-	h.ack.echo_path = echo->h.path;
-	h.ack.echo_seq = echo->h.path_seq;
-	rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+			sack[k / 64] |= 1ULL << (k % 64);
+	cx_ack_sack(cx, echo, cum, cum + cx->cfg.window, sack);
+}
+
+/* a run's start: false (and a skip) against the reference peer */
+static bool hole_start(struct cx *cx, struct hole_run *r, enum hole_mode mode,
+		       unsigned int writes, u64 busy_us)
+{
+	if (cx_is_refpeer(cx)) {
+		cx->skip = "the reference peer has no path health";
+		return false;
+	}
+	memset(r, 0, sizeof(*r));
+	r->mode = mode;
+	r->writes = writes;
+	r->busy_us = busy_us;
+	r->max_writes = busy_us ? 110 : writes;
+	r->linger_us = 100000;
+	cx_snap(cx);
+	return true;
 }
 
 static void post_writes(struct cx *cx, unsigned int n, unsigned int wr0)
@@ -322,17 +326,8 @@ static void c_hole_retire(struct cx *cx)
 	u64 t[PR_PROBES];
 	char st[16];
 
-	if (is_refpeer(cx)) {
-		cx->skip = "the reference peer has no path health";
+	if (!hole_start(cx, &r, HOLE_DROP, 12, 4000000))
 		return;
-	}
-	memset(&r, 0, sizeof(r));
-	r.mode = HOLE_DROP;
-	r.writes = 12;
-	r.busy_us = 4000000;
-	r.max_writes = 110;
-	r.linger_us = 100000;
-	cx_snap(cx);
 	hole_run(cx, &r);
 	if (cx->fails)
 		return;
@@ -373,17 +368,10 @@ static void c_hole_revive(struct cx *cx)
 {
 	static struct hole_run r;
 
-	if (is_refpeer(cx)) {
-		cx->skip = "the reference peer has no path health";
+	if (!hole_start(cx, &r, HOLE_DROP, 12, 0))
 		return;
-	}
-	memset(&r, 0, sizeof(r));
-	r.mode = HOLE_DROP;
 	r.answer_probe = true;
-	r.writes = 12;
 	r.more = 8;
-	r.linger_us = 100000;
-	cx_snap(cx);
 	hole_run(cx, &r);
 	if (cx->fails)
 		return;
@@ -414,17 +402,8 @@ static void c_way_back(struct cx *cx)
 {
 	static struct hole_run r;
 
-	if (is_refpeer(cx)) {
-		cx->skip = "the reference peer has no path health";
+	if (!hole_start(cx, &r, HOLE_NO_ECHO, 12, 4000000))
 		return;
-	}
-	memset(&r, 0, sizeof(r));
-	r.mode = HOLE_NO_ECHO;
-	r.writes = 12;
-	r.busy_us = 4000000;
-	r.max_writes = 110;
-	r.linger_us = 100000;
-	cx_snap(cx);
 	hole_run(cx, &r);
 	if (cx->fails)
 		return;
@@ -447,14 +426,8 @@ static void c_suspend_lifted(struct cx *cx)
 	unsigned int a, n, share;
 	int k;
 
-	if (is_refpeer(cx)) {
-		cx->skip = "the reference peer has no path health";
+	if (!hole_start(cx, &r, HOLE_ONE, 20, 0))
 		return;
-	}
-	memset(&r, 0, sizeof(r));
-	r.mode = HOLE_ONE;
-	r.writes = 20;
-	r.linger_us = 50000;
 	hole_run(cx, &r);
 	if (cx->fails)
 		return;

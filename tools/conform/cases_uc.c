@@ -87,6 +87,24 @@ static int wcs_n(struct cx *cx, int ms, struct twc *wc, int want)
 }
 
 /*
+ * The start of a loss: message 0 (PSNs b and b+1, 300 bytes) loses b,
+ * message 1 (b+2) arrives complete; neither completes.  Returns b.
+ */
+static u32 lost_head(struct cx *cx, u32 seed)
+{
+	u32 b = cx->psn;
+	struct twc wc[4];
+
+	fill(seed);
+	cx_snap(cx);
+	send_pkt(cx, b + 1, 0, b, 256, 44, 300);	/* b never comes */
+	send_one(cx, b + 2, 1);
+	CHECK(cx, wcs(cx, 60, wc, 4) == 0,
+	      "a message completed behind an incomplete one");
+	return b;
+}
+
+/*
  * UC sends no ACK, whatever a packet would make an RC responder answer (a
  * hole opened and filled, a rhythm PSN), and never retransmits: the
  * target's UC SEND goes once and completes unanswered
@@ -192,13 +210,7 @@ static void c_uc_psn_allowance(struct cx *cx)
 
 	if (!uc_setup(cx, true, false, 0, 5))
 		return;
-	b = cx->psn;
-	fill(4);
-	cx_snap(cx);
-	send_pkt(cx, b + 1, 0, b, 256, 44, 300);	/* b never comes */
-	send_one(cx, b + 2, 1);
-	CHECK(cx, wcs(cx, 60, wc, 4) == 0,
-	      "a message completed behind an incomplete one");
+	b = lost_head(cx, 4);
 	send_one(cx, b + 256, 2);
 	n = wcs_n(cx, 1000, wc, 1);
 	CHECK(cx, n == 1 && wc[0].wr == WQE_WR(1) && !strcmp(wc[0].status, "success"),
@@ -241,11 +253,8 @@ static void c_uc_msg_allowance(struct cx *cx)
 
 	if (!uc_setup(cx, true, false, 0, 34))
 		return;
-	b = cx->psn;
-	fill(5);
-	cx_snap(cx);
-	send_pkt(cx, b + 1, 0, b, 256, 44, 300);
-	for (k = 1; k < 32; k++)
+	b = lost_head(cx, 5);
+	for (k = 2; k < 32; k++)
 		send_one(cx, b + 1 + k, k);
 	CHECK(cx, wcs(cx, 60, wc, 40) == 0,
 	      "messages completed behind an incomplete one");
@@ -320,11 +329,7 @@ static void c_uc_srq_lost(struct cx *cx)
 
 	if (!uc_setup(cx, true, true, 0, 3))
 		return;
-	b = cx->psn;
-	fill(7);
-	cx_snap(cx);
-	send_pkt(cx, b + 1, 0, b, 256, 44, 300);
-	send_one(cx, b + 2, 1);
+	b = lost_head(cx, 7);
 	send_one(cx, b + 256, 2);
 	n = wcs_n(cx, 1000, wc, 2);
 	CHECK(cx, n == 2, "%d completions, want the lost message's and message 1's", n);

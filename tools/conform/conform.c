@@ -124,6 +124,19 @@ int cx_wc(struct cx *cx, int ms, struct twc *wc, int max)
 	return i;
 }
 
+int cx_wc_wait(struct cx *cx, int ms, struct twc *wc, int max)
+{
+	u64 end = cx_now_us() + ms * 1000ULL;
+	int k;
+
+	while (cx_now_us() < end) {
+		k = cx_wc(cx, 100, wc, max);
+		if (k > 0)
+			return k;
+	}
+	return 0;
+}
+
 void cx_state(struct cx *cx, char *out, size_t room)
 {
 	if (cx_agent(cx, "STATE") || !agent_word(cx->reply, "state", out, room))
@@ -469,23 +482,45 @@ struct pkt *cx_send_one(struct cx *cx, u32 psn, u32 len, bool ack_req)
 	return NULL;
 }
 
+static void ack_hdr(struct mro_hdr *h, const struct pkt *p, u32 cum,
+		    u32 credit)
+{
+	memset(h, 0, sizeof(*h));
+	h->opcode = METAROCE_OP_ACK;
+	h->ack.cum_psn = cum;
+	h->ack.credit_psn = credit;
+	h->ack.sack_bits = METAROCE_SACK_BITS;
+	h->ack.ts_echo = p->h.tsval;
+	h->ack.echo_path = p->h.path;
+	h->ack.echo_seq = p->h.path_seq;
+}
+
 void cx_ack(struct cx *cx, const struct pkt *p, u8 syndrome, u32 cum,
 	    u32 nak_psn, u8 nak_code)
 {
 	struct mro_hdr h;
 
-	memset(&h, 0, sizeof(h));
-	h.opcode = METAROCE_OP_ACK;
+	ack_hdr(&h, p, cum, cum + cx->cfg.window);
 	h.ack.syndrome = syndrome;
 	h.ack.nak_code = nak_code;
-	h.ack.cum_psn = cum;
 	h.ack.nak_psn = nak_psn;
-	h.ack.credit_psn = cum + cx->cfg.window;
-	h.ack.sack_bits = METAROCE_SACK_BITS;
-	h.ack.ts_echo = p->h.tsval;
-	h.ack.echo_path = p->h.path;
-	h.ack.echo_seq = p->h.path_seq;
 	rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+}
+
+void cx_ack_sack(struct cx *cx, const struct pkt *p, u32 cum, u32 credit,
+		 const u64 *sack)
+{
+	struct mro_hdr h;
+
+	ack_hdr(&h, p, cum, credit);
+	h.ack.sack[0] = sack[0];
+	h.ack.sack[1] = sack[1];
+	rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+}
+
+bool cx_is_refpeer(const struct cx *cx)
+{
+	return !strcmp(cx->g->impl, "refpeer");
 }
 
 /* ---- connection setup ---- */
