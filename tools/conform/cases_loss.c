@@ -284,12 +284,12 @@ static void c_credit_limit(struct cx *cx)
 }
 
 /*
- * SACK shows a PSN lost at once (LOSS-3): a SEND X, then 40 ms later a
+ * SACK shows a PSN lost at once (LOSS-3): a SEND X, then 150 ms later a
  * WRITE of 6 or more PSNs, all SACKed, X not: a PSN at least the
- * reordering distance (3 here) above X was delivered, and it left 40 ms
- * after X, more than the reordering window (half the 50 ms round trip
- * of one sample).  X is resent before the tail-loss probe (due 75 ms
- * after X left, 35 ms after the ACK).  Then the tester acknowledges X
+ * reordering distance (3 here) above X was delivered, and it left 150 ms
+ * after X, more than the reordering window (half the 200 ms round trip
+ * of one sample).  X is resent before the tail-loss probe (due 300 ms
+ * after X left, 150 ms after the ACK).  Then the tester acknowledges X
  * echoing X's first transmission: the resend was spurious (LOSS-8).
  */
 static void c_loss_sack(struct cx *cx)
@@ -300,7 +300,7 @@ static void c_loss_sack(struct cx *cx)
 	u32 psn_x;
 	u64 t_ack, sack = 0;
 
-	if (cx_setup(cx, &o) || !warm_rtt(cx, 1, cx->tpsn, 50, 512))
+	if (cx_setup(cx, &o) || !warm_rtt(cx, 1, cx->tpsn, 200, 512))
 		return;
 	psn_x = cx->tpsn + 1;
 	from = cx->nq;
@@ -309,7 +309,7 @@ static void c_loss_sack(struct cx *cx)
 	CHECK(cx, x != NULL, "no SEND at PSN %u", psn_x);
 	if (!x)
 		return;
-	while (cx_now_us() < x->t_us + 40000)
+	while (cx_now_us() < x->t_us + 150000)
 		cx_pump(cx, 1);
 	CHECK(cx, !cx_agent(cx, "WRITE wr=3 off=0 len=8192 va=%llu rkey=%u",
 			    TVA, TRKEY), "post WRITE");
@@ -341,12 +341,13 @@ static void c_loss_sack(struct cx *cx)
 /*
  * The reorder timer (LOSS-7): a WRITE of 6 or more PSNs, every one but
  * the first SACKed at once.  The later PSNs left within milliseconds of
- * the first, less than the reordering window (half the 50 ms round trip
- * of one sample, 25 ms): no rule's time condition holds at the ACK, and
+ * the first, less than the reordering window (half the 100 ms round trip
+ * of one sample, 50 ms): no rule's time condition holds at the ACK, and
  * no later ACK comes.  The first PSN is resent once the delivery
  * frontier has moved the reordering window past its send time, about
- * 25 ms after the ACK and at least a quarter of the round trip (the
- * window's floor) less the spread of the WRITE's send times; before the tail-loss probe (2 srtt after the WRITE left).
+ * 50 ms after the ACK and at least a quarter of the round trip (the
+ * window's floor) less the spread of the WRITE's send times; before the
+ * tail-loss probe (2 srtt, 200 ms, after the WRITE left).
  */
 static void c_reorder_timer(struct cx *cx)
 {
@@ -361,7 +362,7 @@ static void c_reorder_timer(struct cx *cx)
 		cx->skip = "the reference peer has no reorder timer";
 		return;
 	}
-	if (cx_setup(cx, &o) || !warm_rtt(cx, 1, cx->tpsn, 50, 512))
+	if (cx_setup(cx, &o) || !warm_rtt(cx, 1, cx->tpsn, 100, 512))
 		return;
 	psn0 = cx->tpsn + 1;
 	from = cx->nq;
@@ -384,7 +385,7 @@ static void c_reorder_timer(struct cx *cx)
 		(unsigned long long)(l->t_us - f->t_us));
 	CHECK(cx, !pr || pr->t_us > r->t_us,
 	      "a PROBE came before the resend: no reorder timer");
-	floor_us = 50000 / 4 - (s64)(l->t_us - f->t_us) - 3000;
+	floor_us = 100000 / 4 - (s64)(l->t_us - f->t_us) - 3000;
 	CHECK(cx, (s64)(r->t_us - t_ack) >= floor_us,
 	      "resent %llu us after the SACK, before the reordering window (at least %lld us): the time condition was not waited for",
 	      (unsigned long long)(r->t_us - t_ack), (long long)floor_us);
@@ -555,6 +556,54 @@ static void c_ack_span(struct cx *cx)
 	      "no span end in a flight of %u", w);
 }
 
+/*
+ * A piggybacked ack_psn is cumulative only (ACK-14): it completes what it
+ * acknowledges but gives no RTT sample.  SENDs A and B out, never ACKed;
+ * 50 ms after A left a WRITE from the tester carries ack_psn = A + 1: A
+ * completes, and B, still out, is resent at its RTO with no tail-loss
+ * probe before it (a probe needs an RTT sample: one of 50 ms from the
+ * ack_psn would send a PROBE 100 ms later, before an RTO of 150 ms)
+ */
+static void c_piggy_no_sample(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=14 retry=7" };
+	static const u8 d8[8];
+	struct pkt *a, *b, *r, *pr;
+	struct mro_hdr h;
+	struct twc wc[4];
+	unsigned int from;
+	int n;
+
+	if (cx_setup(cx, &o))
+		return;
+	from = cx->nq;
+	CHECK(cx, !cx_agent(cx, "SEND wr=1 off=0 len=16"), "post SEND");
+	CHECK(cx, !cx_agent(cx, "SEND wr=2 off=0 len=16"), "post SEND");
+	a = await_at(cx, from, METAROCE_OP_SEND, cx->tpsn, false, 1000);
+	b = await_at(cx, from, METAROCE_OP_SEND, cx->tpsn + 1, false, 1000);
+	CHECK(cx, a && b, "the two SENDs did not come");
+	if (!a || !b)
+		return;
+	while (cx_now_us() < a->t_us + 50000)
+		cx_pump(cx, 1);
+	from = cx->nq;
+	cx_req(cx, &h, METAROCE_OP_WRITE, cx->psn);
+	h.flags |= METAROCE_F_ACK_PIGGY;
+	h.ack_psn = a->h.psn + 1;
+	h.msg.length = 8;
+	h.msg.va = cx->va + 1024;
+	h.msg.rkey = cx->rkey;
+	cx_send(cx, &h, d8, 8);
+	n = cx_wc_wait(cx, 1000, wc, 4);
+	CHECK(cx, n >= 1 && wc[0].wr == 1 && !strcmp(wc[0].status, "success"),
+	      "the piggybacked ack_psn did not complete A");
+	r = await_at(cx, from, METAROCE_OP_SEND, b->h.psn, true, 2000);
+	pr = first_probe(cx, from);
+	CHECK(cx, r != NULL, "B was not resent within 2 s");
+	CHECK(cx, !pr || (r && pr->t_us > r->t_us),
+	      "a PROBE before B's resend: the piggybacked ack_psn gave an RTT sample");
+}
+
 const struct ccase cases_loss[] = {
 	{ "PSN-12 ACK-25 CTRL-8", "the grant bounds the sender; a grant past its window is clamped", c_credit_limit, CF_MANUAL },
 	{ "LOSS-1 LOSS-3 LOSS-8", "SACKed later PSNs show a PSN lost; an echo of the original makes it spurious", c_loss_sack, CF_MANUAL },
@@ -562,5 +611,6 @@ const struct ccase cases_loss[] = {
 	{ "RTO-13", "tail-loss probe at the tail's time, before 2 srtt", c_tlp_tail, CF_MANUAL },
 	{ "RTO-16", "no probe when 2 srtt and the tail's time are above the RTO", c_no_probe, CF_MANUAL },
 	{ "ACK-7", "a window below two rhythms asks at each span's end", c_ack_span, CF_MANUAL },
+	{ "ACK-14", "a piggybacked ack_psn gives no RTT sample", c_piggy_no_sample, CF_MANUAL },
 	{ NULL, NULL, NULL, 0 },
 };
