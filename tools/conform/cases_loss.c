@@ -501,8 +501,10 @@ static void c_no_probe(struct cx *cx)
 
 /*
  * A congestion window below two rhythms asks at the end of each of its
- * spans (ACK-7): the first flight of two WRITEs of 60000 bytes, unanswered,
- * is the window W (the grant is the whole window); if W is below 64,
+ * spans (ACK-7): the first flight of two WRITEs of 60000 bytes, unanswered
+ * for 250 ms (the target paces it over about one round trip, 100 ms; its
+ * RTO is 300 ms), is the window W (the grant is the whole window); if W
+ * is below 64,
  * every PSN of the flight that ends a span (the largest power of two at
  * most W / 2, at least 2; span ends are PSNs that are span - 1 modulo
  * the span) asks for an ACK.
@@ -522,7 +524,7 @@ static void c_ack_span(struct cx *cx)
 			    TVA, TRKEY), "post WRITE");
 	CHECK(cx, !cx_agent(cx, "WRITE wr=3 off=0 len=60000 va=%llu rkey=%u",
 			    TVA, TRKEY), "post WRITE");
-	cx_pump(cx, 100);
+	cx_pump(cx, 250);
 	for (i = from; i < cx->nq; i++) {
 		struct pkt *p = &cx->q[i];
 
