@@ -395,20 +395,22 @@ static void c_reorder_timer(struct cx *cx)
 }
 
 /*
- * The tail's probe time (RTO-13): after one RTT sample R (200 ms),
- * srtt = R, rttvar = R / 2, the reordering window R / 2 and the RTO 3 R.
- * A SEND posted at once is a tail (the last packet of the last message,
- * asking for its ACK, sent after the newest delivered transmission): its
- * probe is due when it is as late as its send time after that delivery
- * plus the reordering window, 1.5 R after it left, sooner than 2 srtt.
- * The PROBE comes from 1.5 R (less 3 ms) to the midpoint 1.75 R.
+ * The tail's probe time (RTO-13): after one RTT sample R (the tester
+ * holds its ACK 200 ms, H as it measured the hold), srtt = R,
+ * rttvar = R / 2, the reordering window R / 2 and the RTO 3 R.  A SEND
+ * posted at once is a tail (the last packet of the last message, asking
+ * for its ACK, sent after the newest delivered transmission): its probe
+ * is due when it is as late as its send time after that delivery plus
+ * the reordering window, 1.5 R after it left, sooner than 2 srtt.  The
+ * PROBE leaves (by the target's own tsval) from 1.5 H (less 3 ms; R is
+ * H and the way there and back) to the midpoint 1.75 H.
  */
 static void c_tlp_tail(struct cx *cx)
 {
 	struct cx_opts o = { .create = "timeout=18 retry=7" };
 	struct pkt *s, *pr;
 	unsigned int from;
-	u64 dt;
+	u64 dt, hold;
 
 	if (cx_is_refpeer(cx)) {
 		cx->skip = "the reference peer probes at 2 srtt only";
@@ -416,6 +418,7 @@ static void c_tlp_tail(struct cx *cx)
 	}
 	if (cx_setup(cx, &o) || !warm_rtt(cx, 1, cx->tpsn, 200, 512))
 		return;
+	hold = last_hold_us;
 	from = cx->nq;
 	CHECK(cx, !cx_agent(cx, "SEND wr=2 off=0 len=16"), "post SEND");
 	s = await_at(cx, from, METAROCE_OP_SEND, cx->tpsn + 1, false, 1000);
@@ -427,14 +430,18 @@ static void c_tlp_tail(struct cx *cx)
 	CHECK(cx, pr != NULL, "no PROBE within 1 s of an unanswered tail");
 	if (!pr)
 		return;
-	dt = pr->t_us - s->t_us;
-	cx_note(cx, "PROBE %llu us after the tail", (unsigned long long)dt);
-	CHECK(cx, dt + 3000 >= 300000,
-	      "PROBE %llu us after the tail, before 1.5 R (300 ms)",
-	      (unsigned long long)dt);
-	CHECK(cx, dt < 350000,
-	      "PROBE %llu us after the tail: not at the tail's time (1.5 R, 300 ms) but later, as at 2 srtt (400 ms)",
-	      (unsigned long long)dt);
+	/* the target's clock: its tsvals, in us */
+	dt = (u32)(pr->h.tsval - s->h.tsval);
+	cx_note(cx, "PROBE %llu us after the tail (target's clock; %llu us as read), hold %llu us",
+		(unsigned long long)dt, (unsigned long long)(pr->t_us - s->t_us),
+		(unsigned long long)hold);
+	CHECK(cx, dt + 3000 >= hold * 3 / 2,
+	      "PROBE %llu us after the tail, before 1.5 R (%llu us)",
+	      (unsigned long long)dt, (unsigned long long)(hold * 3 / 2));
+	CHECK(cx, dt < hold * 7 / 4,
+	      "PROBE %llu us after the tail: not at the tail's time (1.5 R, %llu us) but later, as at 2 srtt (%llu us)",
+	      (unsigned long long)dt, (unsigned long long)(hold * 3 / 2),
+	      (unsigned long long)(hold * 2));
 }
 
 /*
