@@ -171,6 +171,51 @@ static void c_rhythm(struct cx *cx)
 		      a->h.ack.cum_psn, cx->psn + 2);
 }
 
+/*
+ * The 32nd accepted packet since the last ACK is acknowledged even off
+ * the rhythm's PSNs: READ_REQs of two segments at even PSNs (none is %
+ * 32 == 31), none asking, counted in the rhythm; the first 31 bring
+ * their responses and no ACK, the 32nd its responses and an ACK
+ */
+static void c_ack_32nd(struct cx *cx)
+{
+	struct cx_opts o = { .psn = 0x123440 };	/* % 32 == 0 */
+	unsigned int k, nresp = 0, nack = 0;
+	struct mro_hdr h;
+	struct pkt *p, *a = NULL;
+
+	if (cx_setup(cx, &o))
+		return;
+	fill_pat(9);
+	CHECK(cx, !cx_setmem(cx, 0, pat, 512), "SETMEM");
+	for (k = 0; k < 32; k++) {
+		cx_req(cx, &h, METAROCE_OP_READ_REQ, cx->psn + 2 * k);
+		h.flags = METAROCE_F_FIRST;
+		h.msg.va = cx->va;
+		h.msg.length = 512;
+		h.msg.imm = 256;
+		h.msg.rkey = cx->rkey;
+		cx_send(cx, &h, NULL, 0);
+		if (k == 30) {
+			/* the first 31: responses, no ACK */
+			cx_pump(cx, 60);
+			for (; (p = cx_wait(cx, 0, 0));) {
+				nresp += p->h.opcode == METAROCE_OP_READ_RESP;
+				nack += p->h.opcode == METAROCE_OP_ACK;
+			}
+			CHECK(cx, nresp == 62 && nack == 0,
+			      "31 READ_REQs of 2 segments off the rhythm: %u responses and %u ACK(s), want 62 and none",
+			      nresp, nack);
+		}
+	}
+	a = ack_of(cx, &h, 1000);
+	CHECK(cx, a != NULL, "no ACK to the 32nd accepted packet since the last ACK");
+	if (a)
+		CHECK(cx, a->h.ack.syndrome == 0 && a->h.ack.cum_psn == cx->psn + 64,
+		      "syndrome %u cum_psn %#x, want an ACK of %#x",
+		      a->h.ack.syndrome, a->h.ack.cum_psn, cx->psn + 64);
+}
+
 /* PSNs count on past 2^24 in 32 bits */
 static void c_psn_24bit(struct cx *cx)
 {
@@ -650,6 +695,44 @@ static void c_atomic_write(struct cx *cx)
 	CHECK(cx, a != NULL, "the duplicate ATOMIC_WRITE was not acknowledged");
 	CHECK(cx, !cx_mem(cx, 256, 8, got) && !memcmp(got, z, 8),
 	      "the duplicate ATOMIC_WRITE was stored again");
+}
+
+/*
+ * ATOMIC_WRITE needs remote write on the region: against a region that
+ * grants atomics but not remote write, a FETCH_ADD runs and the
+ * ATOMIC_WRITE after it is NAKed NAK_ACCESS, its 8 bytes not stored
+ */
+static void c_atomic_write_access(struct cx *cx)
+{
+	struct cx_opts o = { .create = "nowrite=1" };
+	u8 got[8], z[8] = { 0 };
+	struct mro_hdr h;
+	struct pkt *r;
+
+	if (cx_setup(cx, &o))
+		return;
+	cx_req(cx, &h, METAROCE_OP_FETCH_ADD, cx->psn);
+	h.atomic.va = cx->va + 64;
+	h.atomic.rkey = cx->rkey;
+	h.atomic.swap_add = 5;
+	cx_send(cx, &h, NULL, 0);
+	r = cx_wait(cx, METAROCE_OP_ATOMIC_RESP, 1000);
+	CHECK(cx, r != NULL && r->h.orig == 0,
+	      "FETCH_ADD on the region without remote write not answered with orig 0");
+	CHECK(cx, mem64(cx, 64) == 5, "memory %llu after FETCH_ADD 5, want 5",
+	      (unsigned long long)mem64(cx, 64));
+	if (cx->fails)
+		return;
+	cx_pump(cx, 20);
+	cx->psn++;
+	cx_req(cx, &h, METAROCE_OP_ATOMIC_WRITE, cx->psn);
+	h.atomic.va = cx->va + 256;
+	h.atomic.rkey = cx->rkey;
+	h.atomic.swap_add = 0x0102030405060708ULL;
+	cx_send(cx, &h, NULL, 0);
+	nak_at_base(cx, &h, METAROCE_SYN_NAK_ACCESS);
+	CHECK(cx, !cx_mem(cx, 256, 8, got) && !memcmp(got, z, 8),
+	      "the ATOMIC_WRITE was stored in a region without remote write");
 }
 
 /* FLUSH global, range and region: acknowledged (a target that grants it) */
@@ -1217,6 +1300,7 @@ const struct ccase cases_resp[] = {
 	{ "RX-28 ACK-4 EXT-10", "duplicate counted and answered on another slot", c_duplicate, 0 },
 	{ "ACK-3 RX-29 EXT-11 WRITE-1", "hole opened and filled answered at once, SACK", c_hole, 0 },
 	{ "ACK-5", "rhythm PSN (psn % 32 == 31) acknowledged unasked", c_rhythm, CF_MANUAL },
+	{ "ACK-6 ACK-10", "the 32nd accepted packet since the last ACK acknowledged", c_ack_32nd, CF_MANUAL },
 	{ "PSN-1 PSN-2", "PSNs count past 2^24 in 32 bits", c_psn_24bit, CF_MANUAL },
 	{ "WRITE-1 MSG-6 PSN-7", "WRITE packets placed in any order", c_write_ooo, 0 },
 	{ "MSG-1 MSG-2 MSG-4 MSG-6 MSG-7 OP-1", "SENDs complete in msn order into their WQEs", c_send_recv, 0 },
@@ -1233,6 +1317,7 @@ const struct ccase cases_resp[] = {
 	{ "ORD-8", "duplicate atomic without a cached result dropped", c_atomic_dup_uncached, 0 },
 	{ "NAK-4", "atomic outside the region: NAK_ACCESS", c_atomic_access, 0 },
 	{ "ATOM-3 ATOM-5 EXT-3", "ATOMIC_WRITE stored big-endian, duplicate not stored", c_atomic_write, 0 },
+	{ "ATOM-4 NAK-4", "ATOMIC_WRITE to a region without remote write: NAK_ACCESS", c_atomic_write_access, CF_MANUAL },
 	{ "FLUSH-1 FLUSH-3 EXT-4", "FLUSH global (range and region) acknowledged", c_flush, 0 },
 	{ "FLUSH-2 FLUSH-4", "FLUSH for persistence or without the right: NAK_ACCESS", c_flush_denied, 0 },
 	{ "ACK-1 EXT-11", "CE-marked requests counted in ecn_ce", c_ecn, 0 },

@@ -356,20 +356,6 @@ static unsigned int expiries(struct cx *cx, unsigned int from, u8 opcode,
 	return n;
 }
 
-/* wait at most @ms for the target's first completion */
-static int first_wc(struct cx *cx, int ms, struct twc *wc)
-{
-	u64 end = cx_now_us() + ms * 1000ULL;
-	int k;
-
-	while (cx_now_us() < end) {
-		k = cx_wc(cx, 100, wc, 4);
-		if (k > 0)
-			return k;
-	}
-	return 0;
-}
-
 /* retry_cnt 7 is seven resends, then RETRY_EXC_ERR */
 static void c_retry_seven(struct cx *cx)
 {
@@ -383,7 +369,7 @@ static void c_retry_seven(struct cx *cx)
 	f = post_send(cx, 51, cx->tpsn);
 	if (!f)
 		return;
-	CHECK(cx, first_wc(cx, 15000, wc) >= 1 && wc[0].wr == 51 &&
+	CHECK(cx, cx_wc_wait(cx, 15000, wc, 4) >= 1 && wc[0].wr == 51 &&
 	      !strcmp(wc[0].status, "retry_exc"),
 	      "no retry_exc completion in 15 s with retry_cnt 7");
 	cx_pump(cx, 50);
@@ -438,7 +424,7 @@ static void c_sack_progress(struct cx *cx)
 	if (!r || n > 0)
 		return;
 	cx_ack(cx, r, METAROCE_SYN_ACK, b->h.psn + 1, 0, 0);
-	n = first_wc(cx, 1000, wc);
+	n = cx_wc_wait(cx, 1000, wc, 4);
 	CHECK(cx, n >= 1 && !strcmp(wc[0].status, "success"),
 	      "the ACK of both did not complete them");
 }

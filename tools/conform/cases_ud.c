@@ -147,6 +147,51 @@ static void c_ud_send(struct cx *cx)
 		      "a UD QP sent a HELLO");
 }
 
+/*
+ * UD datagrams fill the port's active MTU (the agent's mtu=): a SEND of
+ * that many bytes leaves as one datagram of that payload, one byte more
+ * is refused (by the post or a completion in error) and never sent
+ */
+static void c_ud_mtu(struct cx *cx)
+{
+	static u8 big[4097];
+	struct twc wc[2];
+	unsigned int i;
+	struct pkt *p;
+	int n;
+
+	if (ud_setup(cx))
+		return;
+	if (!cx->tmtu || cx->tmtu >= sizeof(big)) {
+		cx->skip = "the agent reports no MTU";
+		return;
+	}
+	for (i = 0; i <= cx->tmtu; i++)
+		big[i] = (u8)(i * 11 + 3);
+	CHECK(cx, !cx_setmem(cx, 0, big, cx->tmtu + 1), "SETMEM");
+	CHECK(cx, !cx_agent(cx, "SEND wr=10 off=0 len=%u", cx->tmtu),
+	      "post a UD send of the MTU (%u bytes)", cx->tmtu);
+	p = cx_wait(cx, 0, 1000);
+	CHECK(cx, p != NULL, "no datagram of %u bytes", cx->tmtu);
+	if (p)
+		CHECK(cx, p->h.payload_len == cx->tmtu &&
+		      !memcmp(p->payload, big, cx->tmtu < CX_PAYLOAD ?
+			      cx->tmtu : CX_PAYLOAD),
+		      "datagram of %u bytes, want the MTU %u and its bytes",
+		      p->h.payload_len, cx->tmtu);
+	n = cx_wc(cx, 1000, wc, 2);
+	CHECK(cx, n == 1 && wc[0].wr == 10 && !strcmp(wc[0].status, "success"),
+	      "the send of the MTU did not complete");
+	if (!cx_agent(cx, "SEND wr=11 off=0 len=%u", cx->tmtu + 1)) {
+		n = cx_wc(cx, 1000, wc, 2);
+		CHECK(cx, n == 1 && wc[0].wr == 11 && strcmp(wc[0].status, "success"),
+		      "a UD send one byte over the MTU %s",
+		      n == 1 ? "completed without error" : "did not complete");
+	}
+	CHECK(cx, cx_quiet(cx, 0, 100) == 0,
+	      "a datagram over the MTU (%u bytes) left", cx->tmtu + 1);
+}
+
 /* SEALED on a UD datagram, and an RC opcode to a UD QP, dropped */
 static void c_ud_refused(struct cx *cx)
 {
@@ -216,6 +261,7 @@ const struct ccase cases_ud[] = {
 	{ "RX-31", "UD datagram without a receive WQE dropped", c_ud_no_wqe, CF_MANUAL },
 	{ "PSN-10", "UD receiver ignores the PSN", c_ud_psn, CF_MANUAL },
 	{ "NEG-11 EXT-12 FLAG-6 UDP-2", "UD datagram sent; no HELLO", c_ud_send, CF_MANUAL },
+	{ "PSN-5", "UD datagrams up to the port's active MTU", c_ud_mtu, CF_MANUAL },
 	{ "RX-6 RX-26 PROT-17", "SEALED UD datagram and RC opcode to UD dropped", c_ud_refused, CF_MANUAL },
 	{ NULL, NULL, NULL, 0 },
 };

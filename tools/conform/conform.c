@@ -124,6 +124,19 @@ int cx_wc(struct cx *cx, int ms, struct twc *wc, int max)
 	return i;
 }
 
+int cx_wc_wait(struct cx *cx, int ms, struct twc *wc, int max)
+{
+	u64 end = cx_now_us() + ms * 1000ULL;
+	int k;
+
+	while (cx_now_us() < end) {
+		k = cx_wc(cx, 100, wc, max);
+		if (k > 0)
+			return k;
+	}
+	return 0;
+}
+
 void cx_state(struct cx *cx, char *out, size_t room)
 {
 	if (cx_agent(cx, "STATE") || !agent_word(cx->reply, "state", out, room))
@@ -469,23 +482,45 @@ struct pkt *cx_send_one(struct cx *cx, u32 psn, u32 len, bool ack_req)
 	return NULL;
 }
 
+static void ack_hdr(struct mro_hdr *h, const struct pkt *p, u32 cum,
+		    u32 credit)
+{
+	memset(h, 0, sizeof(*h));
+	h->opcode = METAROCE_OP_ACK;
+	h->ack.cum_psn = cum;
+	h->ack.credit_psn = credit;
+	h->ack.sack_bits = METAROCE_SACK_BITS;
+	h->ack.ts_echo = p->h.tsval;
+	h->ack.echo_path = p->h.path;
+	h->ack.echo_seq = p->h.path_seq;
+}
+
 void cx_ack(struct cx *cx, const struct pkt *p, u8 syndrome, u32 cum,
 	    u32 nak_psn, u8 nak_code)
 {
 	struct mro_hdr h;
 
-	memset(&h, 0, sizeof(h));
-	h.opcode = METAROCE_OP_ACK;
+	ack_hdr(&h, p, cum, cum + cx->cfg.window);
 	h.ack.syndrome = syndrome;
 	h.ack.nak_code = nak_code;
-	h.ack.cum_psn = cum;
 	h.ack.nak_psn = nak_psn;
-	h.ack.credit_psn = cum + cx->cfg.window;
-	h.ack.sack_bits = METAROCE_SACK_BITS;
-	h.ack.ts_echo = p->h.tsval;
-	h.ack.echo_path = p->h.path;
-	h.ack.echo_seq = p->h.path_seq;
 	rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+}
+
+void cx_ack_sack(struct cx *cx, const struct pkt *p, u32 cum, u32 credit,
+		 const u64 *sack)
+{
+	struct mro_hdr h;
+
+	ack_hdr(&h, p, cum, credit);
+	h.ack.sack[0] = sack[0];
+	h.ack.sack[1] = sack[1];
+	rp_send_hdr(cx->ep, &h, NULL, 0, cx->slot, false);
+}
+
+bool cx_is_refpeer(const struct cx *cx)
+{
+	return !strcmp(cx->g->impl, "refpeer");
 }
 
 /* ---- connection setup ---- */
@@ -561,6 +596,7 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 	cx->rlen = v;
 	cx->flush = agent_u64(cx->reply, "flush", &v) && v;
 	cx->grh = agent_u64(cx->reply, "grh", &v) ? v : 0;
+	cx->tmtu = agent_u64(cx->reply, "mtu", &v) ? v : 0;
 	rp_ep_connect(cx->ep);
 	if (o->no_wait)
 		return 0;
@@ -753,6 +789,7 @@ int main(int argc, char **argv)
 	};
 	static const struct ccase *sets[] = {
 		cases_rx, cases_resp, cases_req, cases_neg, cases_ud, cases_timer,
+		cases_loss, cases_path, cases_uc,
 	};
 	const struct ccase *run[MAX_CASES];
 	const char *agent = NULL, *rules_file = NULL, *only = NULL;
@@ -827,8 +864,10 @@ int main(int argc, char **argv)
 	cx.q = calloc(CX_MAX_PKTS, sizeof(*cx.q));
 	if (!cx.q)
 		return 2;
-	if (!cx_agent(&cx, "INFO"))
+	if (!cx_agent(&cx, "INFO")) {
 		printf("# target: %s\n", cx.reply + 3);
+		agent_word(cx.reply, "impl", g.impl, sizeof(g.impl));
+	}
 	printf("TAP version 13\n1..%u\n", nrun);
 	for (i = 0; i < nrun; i++) {
 		const struct ccase *c = run[i];

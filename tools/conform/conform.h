@@ -14,7 +14,7 @@
 #include "refpeer.h"
 #include "agent.h"
 
-#define CX_MAX_PKTS	1024
+#define CX_MAX_PKTS	8192
 #define CX_PAYLOAD	2048	/* payload bytes kept of a captured packet */
 #define CX_MAX_CTRS	128
 
@@ -83,6 +83,7 @@ struct cx {
 	/* UD: bytes before the payload in a receive buffer (40: GRH, or 0) */
 	u32 grh;
 	u32 tqkey;		/* UD: the target's Q_Key */
+	u32 tmtu;		/* UD: its largest datagram (0: not reported) */
 	u32 psn;		/* next request PSN the tester uses */
 	u32 msn;		/* next msn the tester uses */
 	u32 seq;		/* path_seq for cx_build() */
@@ -115,7 +116,8 @@ struct ccase {
 };
 
 extern const struct ccase cases_rx[], cases_resp[], cases_req[], cases_neg[],
-	cases_ud[], cases_timer[];
+	cases_ud[], cases_timer[], cases_loss[],
+	cases_path[], cases_uc[];
 
 /* failing an assertion: the case goes on, and is reported not ok */
 void cx_fail(struct cx *cx, int line, const char *fmt, ...)
@@ -134,6 +136,8 @@ int cx_agent(struct cx *cx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* the target's completions, waiting at most @ms for the first */
 int cx_wc(struct cx *cx, int ms, struct twc *wc, int max);
+/* the same in polls of 100 ms until @ms passed (0: none came) */
+int cx_wc_wait(struct cx *cx, int ms, struct twc *wc, int max);
 /* the target's QP state ("RTS", "ERR", ...) into @out */
 void cx_state(struct cx *cx, char *out, size_t room);
 /* @len bytes of the target's region at @off */
@@ -167,6 +171,11 @@ struct pkt *cx_send_one(struct cx *cx, u32 psn, u32 len, bool ack_req);
 /* answer a target request @p with an ACK of @syndrome (cum_psn @cum) */
 void cx_ack(struct cx *cx, const struct pkt *p, u8 syndrome, u32 cum,
 	    u32 nak_psn, u8 nak_code);
+/* an ACK echoing @p: cum_psn @cum, grant @credit, SACK words @sack[2] */
+void cx_ack_sack(struct cx *cx, const struct pkt *p, u32 cum, u32 credit,
+		 const u64 *sack);
+/* the target is the reference peer (INFO impl=refpeer) */
+bool cx_is_refpeer(const struct cx *cx);
 u64 cx_now_us(void);
 
 #endif /* CONFORM_H */

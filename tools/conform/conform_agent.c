@@ -30,6 +30,7 @@ struct agent {
 	u8 *region;
 	u32 rkey;
 	u32 peer_qkey;			/* UD: the tester's Q_Key */
+	bool nowrite;			/* CREATE nowrite=1 */
 	int verbose;
 };
 
@@ -174,6 +175,11 @@ static void cmd_create(struct agent *a, const char *l)
 	u64 v;
 
 	destroy(a);
+	/* the reference peer has no UC and no SRQ */
+	if (strstr(l, " type=uc") || (agent_u64(l, "srq", &v) && v)) {
+		reply(a, "ERR the reference peer has no UC QP and no SRQ");
+		return;
+	}
 	a->cfg = a->base;
 	a->cfg.qpn = rand24();
 	a->cfg.sq_psn = rand24();
@@ -185,6 +191,8 @@ static void cmd_create(struct agent *a, const char *l)
 		a->cfg.timeout = v;
 	if (agent_u64(l, "retry", &v))
 		a->cfg.retry_cnt = v;
+	/* nowrite=1: a region without remote write */
+	a->nowrite = agent_u64(l, "nowrite", &v) && v;
 	if (agent_u64(l, "rd_atom", &v)) {
 		/* both ways, as kside does */
 		a->cfg.max_dest_rd_atomic = v;
@@ -223,14 +231,16 @@ static void cmd_connect(struct agent *a, const char *l)
 	}
 	memset(a->region, 0, AGENT_REGION);
 	a->rkey = rp_reg_mr(a->ep, a->region, AGENT_REGION,
-			    RP_ACCESS_REMOTE_WRITE | RP_ACCESS_REMOTE_READ |
-			    RP_ACCESS_REMOTE_ATOMIC | RP_ACCESS_FLUSH_GLOBAL);
+			    (a->nowrite ? 0 : RP_ACCESS_REMOTE_WRITE) |
+			    RP_ACCESS_REMOTE_READ | RP_ACCESS_REMOTE_ATOMIC |
+			    RP_ACCESS_FLUSH_GLOBAL);
 	if (rp_ep_connect(a->ep)) {
 		reply(a, "ERR connect: %s", rp_error(a->ep));
 		return;
 	}
-	reply(a, "OK va=%llu rkey=%u len=%u flush=1 grh=0",
-	      (unsigned long long)(uintptr_t)a->region, a->rkey, AGENT_REGION);
+	reply(a, "OK va=%llu rkey=%u len=%u flush=1 grh=0 mtu=%u",
+	      (unsigned long long)(uintptr_t)a->region, a->rkey, AGENT_REGION,
+	      a->cfg.mtu);
 }
 
 /* the buffer of a work request: off and len inside the region */

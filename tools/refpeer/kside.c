@@ -729,6 +729,8 @@ struct kagent {
 	unsigned int timeout, retry, rnr_timer, rd_atom;
 	bool flush;		/* the region and QP grant FLUSH (global) */
 	bool ud;		/* a UD QP (CREATE type=ud) */
+	bool uc;		/* a UC QP (CREATE type=uc) */
+	struct ibv_srq *srq;	/* CREATE srq=1: its receive WQEs */
 	uint32_t qkey;		/* UD: this QP's Q_Key */
 	struct ibv_ah *ah;	/* UD: the tester */
 	uint32_t peer_qpn, peer_qkey;
@@ -764,6 +766,9 @@ static void ka_destroy(struct kagent *a)
 	if (a->qp)
 		ibv_destroy_qp(a->qp);
 	a->qp = NULL;
+	if (a->srq)
+		ibv_destroy_srq(a->srq);
+	a->srq = NULL;
 	if (a->ah)
 		ibv_destroy_ah(a->ah);
 	a->ah = NULL;
@@ -824,6 +829,7 @@ static void ka_connect_ud(struct kagent *a, const char *l, uint64_t qpn,
 			  struct in_addr pip)
 {
 	struct ibv_ah_attr ah = { .is_global = 1, .port_num = 1 };
+	struct ibv_port_attr pa;
 	uint64_t v;
 
 	ah.grh.sgid_index = a->k->gid_index;
@@ -838,10 +844,15 @@ static void ka_connect_ud(struct kagent *a, const char *l, uint64_t qpn,
 	}
 	a->peer_qpn = qpn & 0xffffff;
 	a->peer_qkey = agent_u64(l, "qkey", &v) ? v : 0;
+	/* the largest datagram: the port's active MTU */
+	if (ibv_query_port(a->k->ctx, 1, &pa)) {
+		ka_reply(a, "ERR query port: %s", strerror(errno));
+		return;
+	}
 	/* a UD receive buffer starts with the 40 bytes of the GRH area */
-	ka_reply(a, "OK va=%llu rkey=%u len=%u grh=40",
+	ka_reply(a, "OK va=%llu rkey=%u len=%u grh=40 mtu=%u",
 		 (unsigned long long)(uintptr_t)a->region, a->mr->rkey,
-		 AGENT_REGION);
+		 AGENT_REGION, 128u << pa.active_mtu);
 }
 
 static void ka_create(struct kagent *a, const char *l)
@@ -867,6 +878,9 @@ static void ka_create(struct kagent *a, const char *l)
 	a->retry = agent_u64(l, "retry", &v) ? v : 7;
 	a->rnr_timer = agent_u64(l, "rnr_timer", &v) ? v : 12;
 	a->rd_atom = agent_u64(l, "rd_atom", &v) ? v : a->k->rd_atom;
+	/* nowrite=1: a region without remote write (the QP keeps it) */
+	if (agent_u64(l, "nowrite", &v) && v)
+		access &= ~IBV_ACCESS_REMOTE_WRITE;
 	memset(a->region, 0, AGENT_REGION);
 	/* FLUSH where the kernel has it (6.2+), else without */
 	a->flush = true;
@@ -884,6 +898,26 @@ static void ka_create(struct kagent *a, const char *l)
 	if (a->ud) {
 		ka_create_ud(a, l);
 		return;
+	}
+	/* type=uc: a UC QP, remote write only (IB's UC has no READ or atomics) */
+	a->uc = strstr(l, " type=uc") != NULL;
+	if (a->uc) {
+		ia.qp_type = IBV_QPT_UC;
+		at.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				     IBV_ACCESS_REMOTE_WRITE;
+		a->flush = false;
+	}
+	if (agent_u64(l, "srq", &v) && v) {
+		struct ibv_srq_init_attr sa = {
+			.attr = { .max_wr = 64, .max_sge = 1 },
+		};
+
+		a->srq = ibv_create_srq(a->k->pd, &sa);
+		if (!a->srq) {
+			ka_reply(a, "ERR create SRQ: %s", strerror(errno));
+			return;
+		}
+		ia.srq = a->srq;
 	}
 	a->qp = ibv_create_qp(a->k->pd, &ia);
 	if (!a->qp) {
@@ -949,7 +983,8 @@ static void ka_connect(struct kagent *a, const char *l)
 	at.ah_attr.port_num = 1;
 	e = ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+			  (a->uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
+			   IBV_QP_MIN_RNR_TIMER));
 	if (e) {
 		ka_reply(a, "ERR QP to RTR: %s", strerror(e));
 		return;
@@ -961,9 +996,9 @@ static void ka_connect(struct kagent *a, const char *l)
 	at.rnr_retry = 7;
 	at.sq_psn = a->psn;
 	at.max_rd_atomic = a->rd_atom;
-	e = ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC);
+	e = ibv_modify_qp(a->qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  (a->uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			   IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC));
 	if (e) {
 		ka_reply(a, "ERR QP to RTS: %s", strerror(e));
 		return;
@@ -1007,7 +1042,8 @@ static void ka_post(struct kagent *a, const char *verb, const char *l)
 		rwr.wr_id = wr;
 		rwr.sg_list = &sge;
 		rwr.num_sge = 1;
-		e = ibv_post_recv(a->qp, &rwr, &rbad);
+		e = a->srq ? ibv_post_srq_recv(a->srq, &rwr, &rbad) :
+			     ibv_post_recv(a->qp, &rwr, &rbad);
 		goto out;
 	}
 	memset(&swr, 0, sizeof(swr));

@@ -289,10 +289,16 @@ static void take_credit(struct rp_ep *ep, u32 credit)
 		ep->st.cc_bad_feedback++;
 		return;
 	}
-	if (!ep->have_credit || psn_lt(ep->credit_psn, credit)) {
-		ep->credit_psn = credit;
+	/*
+	 * the speculative first window is the first limit; a grant never
+	 * moves the limit back (the ACK extension's credit_psn)
+	 */
+	if (!ep->have_credit) {
+		ep->credit_psn = ep->cfg.sq_psn + RP_SPEC_WINDOW;
 		ep->have_credit = true;
 	}
+	if (psn_lt(ep->credit_psn, credit))
+		ep->credit_psn = credit;
 }
 
 static const u32 rnr_us[32] = {
@@ -695,14 +701,19 @@ void rp_req_push(struct rp_ep *ep)
 	}
 	while (ep->sq_next != ep->sq_tail && !ep->dead) {
 		lim = send_limit(ep);
+		/*
+		 * PSN-13: a full window reopens once an eighth of it is free;
+		 * the grant (PSN-12) bounds the sender with no such wait
+		 */
 		if (ep->window_full) {
-			if (psn_lt(lim, ep->snd_nxt) ||
-			    lim - ep->snd_nxt < ep->cfg.window / 8)
+			if (ep->snd_nxt - ep->snd_una > ep->cfg.window -
+			    ep->cfg.window / 8)
 				return;
 			ep->window_full = false;
 		}
 		if (!psn_lt(ep->snd_nxt, lim)) {
-			ep->window_full = true;
+			ep->window_full = ep->snd_nxt - ep->snd_una >=
+					  ep->cfg.window;
 			return;
 		}
 		if (!send_new(ep, lim))

@@ -393,7 +393,11 @@ static void exec(struct rp_ep *ep, const struct mro_hdr *h)
 	if (ep->dead)
 		return;
 	advance(ep);
-	if (h->flags & METAROCE_F_ACK_REQ)
+	/* ACK-10: answered after its responses, and counted in the rhythm */
+	ep->since_ack++;
+	if ((h->flags & METAROCE_F_ACK_REQ) ||
+	    h->psn % ep->cfg.ack_every == ep->cfg.ack_every - 1u ||
+	    ep->since_ack >= ep->cfg.ack_every)
 		send_ack(ep, h, METAROCE_SYN_ACK, 0, 0, false);
 }
 

@@ -639,14 +639,18 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			r->on_path = t->on_path;
 			r->asked = t->asked;
 		}
-		if (rc && !hrtimer_active(&qp->rto_timer))
-			mro_arm_rto(qp);
 		if (s->rd_res && !s->sent)
 			qp->rd_atomic_inflight++;
 		if (rc && qp->snd_una == qp->snd_nxt)
 			qp->stall_us = mro_now_us();	/* out of idle */
 		qp->snd_nxt += n;
 		s->sent += n;
+		/*
+		 * armed with the PSNs in flight, so that a tail sent out of
+		 * idle gets the tail's probe time (mro_tail_pto())
+		 */
+		if (rc && !hrtimer_active(&qp->rto_timer))
+			mro_arm_rto(qp);
 		if (rc)
 			mro_cc_sent(qp, len);
 		sent++;
