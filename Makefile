@@ -22,7 +22,7 @@
 #   make demo             the README's main job: a VM-lab demo
 #   make bench            benchmarks in the VM lab
 #   make bench-simhole    a black-holed path timed in simulated time (QEMU -icount)
-#   make bench-apps       applications (NVMe-oF) over metaroce and rxe, side by side
+#   make bench-apps       applications (NVMe-oF, NFS, qperf, UCX, rping, Open MPI) over metaroce, rxe, TCP
 #   make bench-collective collective flow completion times, 8 hosts, metaroce and TCP
 
 KVER ?= $(shell uname -r)
