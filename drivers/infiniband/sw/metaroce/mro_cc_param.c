@@ -37,7 +37,7 @@ static struct mro_cc_params mro_cc_defaults = {
 
 static char mro_cc_algo[MRO_CC_NAME_MAX] = "dual";
 module_param_string(cc_algo, mro_cc_algo, sizeof(mro_cc_algo), 0644);
-MODULE_PARM_DESC(cc_algo, "congestion control of new devices: dual (delay + ECN), off, or another registered one (default dual)");
+MODULE_PARM_DESC(cc_algo, "congestion control of new devices: dual (delay + ECN), swift (delay), off, or another registered one (default dual)");
 
 #define MRO_CC_PARAM(f, desc)	MRO_CC_MODULE_PARAM(mro_cc_defaults, f, desc)
 
