@@ -466,6 +466,7 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct mro_qp *qp = to_mro_qp(ibqp);
 	struct mro_conn_prot *prot = NULL, *old_prot = NULL;
+	struct mro_dgram_tx *dgram = NULL, *old_dgram = NULL;
 	enum ib_qp_state cur, new;
 	struct sk_buff_head out;
 	int err = 0;
@@ -486,6 +487,16 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			return PTR_ERR(prot);
 		}
 	}
+	/* a UD QP's sealing key, from the device as it is at RTS */
+	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RTS &&
+	    qp->ibqp.qp_type == IB_QPT_UD && !qp->dgram) {
+		dgram = mro_dgram_tx_alloc(qp);
+		if (IS_ERR(dgram)) {
+			mro_prot_free(prot);
+			mutex_unlock(&qp->modify_lock);
+			return PTR_ERR(dgram);
+		}
+	}
 	spin_lock_bh(&qp->lock);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
@@ -501,6 +512,10 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->prot = prot;	/* before the MTU is set */
 		prot = NULL;
 	}
+	if (dgram && new == IB_QPS_RTS && cur == IB_QPS_RTR) {
+		qp->dgram = dgram;
+		dgram = NULL;
+	}
 	err = mro_qp_apply(qp, attr, mask);
 	if (err)
 		goto out;
@@ -512,6 +527,8 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			mro_qp_reset_transport(qp);
 			old_prot = qp->prot;
 			qp->prot = NULL;
+			old_dgram = qp->dgram;
+			qp->dgram = NULL;
 			break;
 		case IB_QPS_RTR:
 			mro_hello_prepare(qp);
@@ -541,6 +558,8 @@ out:
 	spin_unlock_bh(&qp->lock);
 	mro_prot_free(prot);		/* not taken: the modify failed */
 	mro_prot_free(old_prot);
+	mro_dgram_tx_free(dgram);
+	mro_dgram_tx_free(old_dgram);
 	if (!err && qp->state == IB_QPS_ERR)
 		mro_qp_flush(qp);
 	mutex_unlock(&qp->modify_lock);
@@ -659,6 +678,8 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	__skb_queue_purge(&qp->txq);
 	mro_prot_free(qp->prot);
 	qp->prot = NULL;
+	mro_dgram_tx_free(qp->dgram);
+	qp->dgram = NULL;
 	mro_qp_free_all(qp);
 	mro_obj_uncharge(qp->dev, MRO_OBJ_QP);
 	return 0;

@@ -225,6 +225,7 @@ struct mro_qp {
 	struct mro_rxwin rxwin;
 	struct mro_hello hello;		/* negotiation (RC, UC) */
 	struct mro_conn_prot *prot;		/* protection; NULL: none */
+	struct mro_dgram_tx *dgram;		/* UD: sealing key; NULL: none */
 	u32 rcv_msn;			/* next message to complete */
 	u32 nmsg;			/* rmsg ring size (pow2) */
 	struct mro_rmsg *rmsg;
