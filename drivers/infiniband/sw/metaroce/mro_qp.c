@@ -244,6 +244,8 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rnr_timer.function = mro_req_rnr;
 	hrtimer_init(&qp->reo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->reo_timer.function = mro_req_reo;
+	hrtimer_init(&qp->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->probe_timer.function = mro_rec_probe_timer;
 	INIT_WORK(&qp->tx_work, mro_req_tx_work);
 	INIT_WORK(&qp->post_work, mro_qp_post_work);
 	mro_cc_qp_create(qp);
@@ -673,6 +675,7 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	hrtimer_cancel(&qp->rto_timer);
 	hrtimer_cancel(&qp->rnr_timer);
 	hrtimer_cancel(&qp->reo_timer);
+	hrtimer_cancel(&qp->probe_timer);
 	mro_cc_qp_destroy(qp);
 	cancel_work_sync(&qp->tx_work);
 	__skb_queue_purge(&qp->txq);
@@ -707,6 +710,7 @@ static void mro_qp_enter_err(struct mro_qp *qp, int status, unsigned long ip)
 	hrtimer_try_to_cancel(&qp->rto_timer);
 	hrtimer_try_to_cancel(&qp->rnr_timer);
 	hrtimer_try_to_cancel(&qp->reo_timer);
+	hrtimer_try_to_cancel(&qp->probe_timer);
 }
 
 /* the driver moves the QP to ERR (not a modify): counted as qp_errors */
