@@ -283,7 +283,7 @@ step_done() {
 }
 
 # vm_files NAME KO: the files every scenario VM gets (module, scenario lib, datacheck,
-# ucstream, collective, ringrace, mrofuzz, mroblind, refpeer and kside, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order, mro-selfqp, mro-mwbind,
+# ucstream, collective, ringrace, mrofuzz, mroblind, refpeer and kside, mro-hostile, mro-idle, mro-rnr, mro-retry, mro-order, mro-selfqp, mro-udcheck, mro-pathidle, mro-mwbind,
 # mro-paths, mpicoll.c (compiled in the guest), for make install: Makefile, metaroce.conf, metaroce@.service; for DKMS:
 # metaroce-src.tar.gz, made by make dist; the module index, metaroce-depmod.tar);
 # prints the dir
@@ -301,7 +301,7 @@ vm_files() {
     [ -x tools/refpeer/refpeer ] && [ -x tools/refpeer/kside ] &&
         cp tools/refpeer/refpeer tools/refpeer/kside "$files/"
     [ -x tools/conform/conform ] && cp tools/conform/conform tools/conform/rules.txt "$files/"
-    cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order tools/mro-selfqp tools/mro-mwbind \
+    cp tools/mro-hostile tools/mro-idle tools/mro-rnr tools/mro-retry tools/mro-order tools/mro-selfqp tools/mro-udcheck tools/mro-pathidle tools/mro-mwbind \
         "$files/"
     cp tools/mpicoll/mpicoll.c "$files/"
     cp Makefile tools/install/metaroce.conf tools/install/metaroce@.service tools/mro-paths \

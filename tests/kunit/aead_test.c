@@ -411,8 +411,9 @@ static void aead_tamper_encrypt(struct kunit *test)
 }
 
 /*
- * A receiver with another key id, the other direction, or the other
- * direction's key cannot open; neither can the other mode.
+ * A receiver with another key id, the other direction or a datagram's
+ * direction byte, or the other direction's key cannot open; neither can
+ * the other mode.
  */
 static void aead_wrong_key(struct kunit *test)
 {
@@ -422,6 +423,7 @@ static void aead_wrong_key(struct kunit *test)
 	} rx_keys[] = {
 		{ 0x20, 5, MRO_AEAD_DIR_LO },	/* another key id */
 		{ 0x20, 4, MRO_AEAD_DIR_HI },	/* the other direction */
+		{ 0x20, 4, MRO_AEAD_DIR_DGRAM },	/* a datagram's nonce */
 		{ 0x21, 4, MRO_AEAD_DIR_LO },	/* the other direction's key */
 		{ 0x21, 4, MRO_AEAD_DIR_HI },
 	};

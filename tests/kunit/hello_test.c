@@ -413,9 +413,23 @@ static void hello_sealed_trailer(struct kunit *test)
 	/* a trailer too short for the tag and counter */
 	KUNIT_EXPECT_EQ(test, mro_wire_decode(buf, n + METAROCE_SEAL_LEN - 1,
 					      &got), MRO_WIRE_SHORT);
-	/* UD is not protected: a sealed datagram is malformed */
+	/* a sealed datagram without its sender's key id and nonce */
 	h.opcode = METAROCE_OP_UD_SEND;
 	h.flags = METAROCE_F_SEALED;
+	KUNIT_EXPECT_EQ(test, mro_wire_encode(&h, buf, sizeof(buf)), 0);
+	h.deth.key_id = 1;
+	KUNIT_EXPECT_EQ(test, mro_wire_encode(&h, buf, sizeof(buf)), 0);
+	h.deth.sender_nonce = 1ULL << 56;	/* not in the 56 bits */
+	KUNIT_EXPECT_EQ(test, mro_wire_encode(&h, buf, sizeof(buf)), 0);
+	h.deth.sender_nonce = 1;
+	KUNIT_EXPECT_EQ(test, mro_wire_encode(&h, buf, sizeof(buf)),
+			METAROCE_BTH_LEN + METAROCE_DETH_LEN +
+			METAROCE_DSEAL_LEN);
+	/* HELLO is never sealed */
+	memset(&h, 0, sizeof(h));
+	h.opcode = METAROCE_OP_HELLO;
+	h.flags = METAROCE_F_SEALED;
+	h.hello.nonce = 1;
 	KUNIT_EXPECT_EQ(test, mro_wire_encode(&h, buf, sizeof(buf)), 0);
 }
 

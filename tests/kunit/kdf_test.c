@@ -432,6 +432,97 @@ static void kdf_conn_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, conn_keys(test, &id, ab, ba), 0);
 }
 
+/*
+ * A UD QP's sending key: QPN 0x123456, datagram nonce 0x0123456789abcd,
+ * key id 1, dev_key above.  Computed outside the kernel as kat_1_to_2 was
+ * (Python's hmac and hashlib), from the 29-byte layout in mro_kdf.c.
+ */
+#define DGRAM_QPN	0x123456
+#define DGRAM_NONCE	0x0123456789abcdULL
+
+static const u8 kat_dgram[32] = {
+	0xab, 0xd2, 0xfa, 0xc5, 0x42, 0x27, 0x8e, 0x19,
+	0x43, 0x96, 0x95, 0x91, 0xab, 0x45, 0xc4, 0x66,
+	0x68, 0xf2, 0x11, 0x1e, 0x0b, 0xaa, 0x7b, 0x8b,
+	0xbd, 0x9b, 0x3b, 0x72, 0x83, 0x37, 0xa4, 0xcc,
+};
+
+static int dgram_key(struct kunit *test, u8 key_id, u32 qpn, u64 nonce,
+		     u8 *key, unsigned int len)
+{
+	return mro_kdf_dgram_key(kdf_hmac(test), dev_key, sizeof(dev_key),
+				 key_id, qpn, nonce, key, len);
+}
+
+/* the known answer; a shorter key is its prefix */
+static void kdf_dgram_known(struct kunit *test)
+{
+	u8 key[32], k16[16];
+
+	KUNIT_ASSERT_EQ(test, dgram_key(test, KAT_KEY_ID, DGRAM_QPN,
+					DGRAM_NONCE, key, sizeof(key)), 0);
+	KUNIT_EXPECT_MEMEQ(test, key, kat_dgram, sizeof(key));
+	KUNIT_ASSERT_EQ(test, dgram_key(test, KAT_KEY_ID, DGRAM_QPN,
+					DGRAM_NONCE, k16, sizeof(k16)), 0);
+	KUNIT_EXPECT_MEMEQ(test, k16, kat_dgram, sizeof(k16));
+}
+
+/*
+ * Every input changes the key: the key id, the QPN, each byte of the
+ * nonce (a new life of the QPN), and a datagram key is never the key of
+ * a connection.
+ */
+static void kdf_dgram_every_field(struct kunit *test)
+{
+	u8 key[32], ab[32], ba[32];
+	struct mro_conn_id id;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, dgram_key(test, 2, DGRAM_QPN, DGRAM_NONCE, key,
+					sizeof(key)), 0);
+	KUNIT_EXPECT_MEMNEQ(test, key, kat_dgram, sizeof(key));
+	KUNIT_ASSERT_EQ(test, dgram_key(test, KAT_KEY_ID, DGRAM_QPN ^ 1,
+					DGRAM_NONCE, key, sizeof(key)), 0);
+	KUNIT_EXPECT_MEMNEQ(test, key, kat_dgram, sizeof(key));
+	for (i = 0; i < 7; i++) {
+		KUNIT_ASSERT_EQ(test, dgram_key(test, KAT_KEY_ID, DGRAM_QPN,
+						DGRAM_NONCE ^ (1ULL << (8 * i)),
+						key, sizeof(key)), 0);
+		KUNIT_EXPECT_MEMNEQ_MSG(test, key, kat_dgram, sizeof(key),
+					"nonce byte %d", i);
+	}
+	kat_id(&id, &end_1, &end_2);
+	KUNIT_ASSERT_EQ(test, conn_keys(test, &id, ab, ba), 0);
+	KUNIT_EXPECT_MEMNEQ(test, ab, kat_dgram, sizeof(ab));
+	KUNIT_EXPECT_MEMNEQ(test, ba, kat_dgram, sizeof(ba));
+}
+
+/* out-of-range inputs are refused and leave the key zeroed */
+static void kdf_dgram_refused(struct kunit *test)
+{
+	static const u8 zero[32];
+	u8 key[32];
+
+	memset(key, 0xa5, sizeof(key));
+	KUNIT_EXPECT_EQ(test, dgram_key(test, 0, DGRAM_QPN, DGRAM_NONCE, key,
+					sizeof(key)), -EINVAL);
+	KUNIT_EXPECT_MEMEQ(test, key, zero, sizeof(key));
+	memset(key, 0xa5, sizeof(key));
+	KUNIT_EXPECT_EQ(test, dgram_key(test, 1, 0x1000000, DGRAM_NONCE, key,
+					sizeof(key)), -EINVAL);
+	KUNIT_EXPECT_MEMEQ(test, key, zero, sizeof(key));
+	memset(key, 0xa5, sizeof(key));
+	KUNIT_EXPECT_EQ(test, dgram_key(test, 1, DGRAM_QPN, 0, key,
+					sizeof(key)), -EINVAL);
+	KUNIT_EXPECT_MEMEQ(test, key, zero, sizeof(key));
+	memset(key, 0xa5, sizeof(key));
+	KUNIT_EXPECT_EQ(test, dgram_key(test, 1, DGRAM_QPN, 1ULL << 56, key,
+					sizeof(key)), -EINVAL);
+	KUNIT_EXPECT_MEMEQ(test, key, zero, sizeof(key));
+	KUNIT_EXPECT_EQ(test, dgram_key(test, 1, DGRAM_QPN, DGRAM_NONCE, key,
+					0), -EINVAL);
+}
+
 static struct kunit_case metaroce_kdf_cases[] = {
 	KUNIT_CASE(kdf_rfc5869_case1),
 	KUNIT_CASE(kdf_rfc5869_case2),
@@ -442,6 +533,9 @@ static struct kunit_case metaroce_kdf_cases[] = {
 	KUNIT_CASE(kdf_conn_every_field),
 	KUNIT_CASE(kdf_conn_self),
 	KUNIT_CASE(kdf_conn_refused),
+	KUNIT_CASE(kdf_dgram_known),
+	KUNIT_CASE(kdf_dgram_every_field),
+	KUNIT_CASE(kdf_dgram_refused),
 	{}
 };
 

@@ -920,6 +920,39 @@ static void score_and_retire(struct kunit *test)
 	mro_paths_free(&ps);
 }
 
+/*
+ * The path manager's timer: how long until the first retired path is due
+ * for a probe, whatever the traffic; none retired, no wait.
+ */
+static void probe_wait_next(struct kunit *test)
+{
+	u32 now = 0xffffff00U;	/* the clock wraps before the probes */
+	struct mro_pathset ps;
+
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 8, 5, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now), 0);
+	mro_path_retire(&ps, 6, now, 9000);
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now), 9000);
+	mro_path_retire(&ps, 2, now + 1000, 4000);
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now), 5000);
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now + 4999), 1);
+	/* due, or overdue: at once */
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now + 5000), 1);
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now + 7000), 1);
+	/* path 2's probe leaves: its next one waits twice as long, 6 is next */
+	mro_path_probe(&ps, 2, now + 5000);
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now + 5000), 4000);
+	/* at now + 9000 both are due; 6's probe leaves, 2's is due still */
+	mro_path_probe(&ps, 6, now + 9000);
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now + 9000), 1);
+	/* a revived path is nobody's wait; with neither retired, none */
+	ps.path[2].state = MRO_PATH_ACTIVE;
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now + 9000), 9000);
+	ps.path[6].state = MRO_PATH_ACTIVE;
+	KUNIT_EXPECT_EQ(test, mro_paths_probe_wait(&ps, now + 9000), 0);
+	mro_paths_free(&ps);
+}
+
 static void retire_probe_revive(struct kunit *test)
 {
 	u32 now = 0xffffff00U, seq, old_next;
@@ -1233,6 +1266,7 @@ static struct kunit_case metaroce_recovery_cases[] = {
 	KUNIT_CASE(loss_behind_delivery),
 	KUNIT_CASE(score_and_retire),
 	KUNIT_CASE(retire_probe_revive),
+	KUNIT_CASE(probe_wait_next),
 	KUNIT_CASE(echo_owed_retires),
 	KUNIT_CASE(sched_retx_and_retired),
 	KUNIT_CASE(suspend_trickle),

@@ -1659,6 +1659,71 @@ static void wire_ack_piggy_test(struct kunit *test)
 }
 
 /* a single flipped bit anywhere, CRC included, is never accepted */
+/*
+ * A sealed datagram: the datagram seal extension follows the DETH (key id,
+ * then the 56-bit nonce, big-endian) and counts in hdr_len; the decoder
+ * takes it only with SEALED, refuses a key id or nonce of 0 and a sealed
+ * datagram without it.  The trailer is the tag's, which it does not check.
+ */
+static void wire_sealed_datagram_test(struct kunit *test)
+{
+	static const u8 dseal[METAROCE_DSEAL_LEN] = {
+		0x07, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	};
+	u8 *buf = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
+	const size_t hlen = METAROCE_BTH_LEN + METAROCE_DETH_LEN +
+			    METAROCE_DSEAL_LEN;
+	const size_t len = hlen + 3 + METAROCE_SEAL_LEN;
+	struct mro_hdr h, d;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, sizeof(struct metaroce_dseal), 8);
+	KUNIT_EXPECT_EQ(test, mro_wire_hdr_len(METAROCE_OP_UD_SEND,
+					       METAROCE_F_SEALED), 44);
+	KUNIT_EXPECT_EQ(test, mro_wire_hdr_len(METAROCE_OP_SEND,
+					       METAROCE_F_SEALED), 60);
+	gold_ud_hdr(&h);
+	h.flags |= METAROCE_F_SEALED;
+	h.deth.key_id = 7;
+	/* bits above the 56 are not the nonce's: never sent */
+	h.deth.sender_nonce = 0xff01020304050607ULL;
+	KUNIT_ASSERT_EQ(test, mro_wire_encode(&h, buf, BUF_LEN), hlen);
+	KUNIT_EXPECT_EQ(test, rd_be16(buf + 18), hlen);
+	KUNIT_EXPECT_MEMEQ(test, buf + METAROCE_BTH_LEN + METAROCE_DETH_LEN,
+			   dseal, sizeof(dseal));
+	memcpy(buf + hlen, "abc", 3);
+
+	KUNIT_ASSERT_EQ(test, mro_wire_decode(buf, len, &d), MRO_WIRE_OK);
+	KUNIT_EXPECT_EQ(test, d.hdr_len, hlen);
+	KUNIT_EXPECT_EQ(test, d.payload_len, 3);
+	KUNIT_EXPECT_EQ(test, d.deth.qkey, h.deth.qkey);
+	KUNIT_EXPECT_EQ(test, d.deth.imm, h.deth.imm);
+	KUNIT_EXPECT_EQ(test, d.deth.key_id, 7);
+	KUNIT_EXPECT_EQ(test, d.deth.sender_nonce, 0x01020304050607ULL);
+
+	/* a key id or a nonce of 0 */
+	buf[METAROCE_BTH_LEN + METAROCE_DETH_LEN] = 0;
+	KUNIT_EXPECT_EQ(test, mro_wire_decode(buf, len, &d), MRO_WIRE_FIELD);
+	buf[METAROCE_BTH_LEN + METAROCE_DETH_LEN] = 7;
+	memset(buf + METAROCE_BTH_LEN + METAROCE_DETH_LEN + 1, 0, 7);
+	KUNIT_EXPECT_EQ(test, mro_wire_decode(buf, len, &d), MRO_WIRE_FIELD);
+	buf[hlen - 1] = 1;	/* the nonce's lowest byte alone will do */
+	KUNIT_EXPECT_EQ(test, mro_wire_decode(buf, len, &d), MRO_WIRE_OK);
+	KUNIT_EXPECT_EQ(test, d.deth.sender_nonce, 1);
+
+	/* SEALED with the unsealed header length: no extension */
+	wr_be16(METAROCE_BTH_LEN + METAROCE_DETH_LEN, buf + 18);
+	KUNIT_EXPECT_EQ(test, mro_wire_decode(buf, len, &d), MRO_WIRE_HDR_LEN);
+	/* the extension on an unsealed datagram */
+	wr_be16(hlen, buf + 18);
+	wr_be16(rd_be16(buf + 2) & ~METAROCE_F_SEALED, buf + 2);
+	reseal(buf, len);
+	KUNIT_EXPECT_EQ(test, mro_wire_decode(buf, len, &d), MRO_WIRE_HDR_LEN);
+	/* HELLO is never sealed */
+	KUNIT_EXPECT_FALSE(test, mro_wire_flags_valid(METAROCE_OP_HELLO) &
+			   METAROCE_F_SEALED);
+}
+
 static void wire_crc_bitflip_test(struct kunit *test)
 {
 	u8 *buf = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
@@ -1784,6 +1849,7 @@ static struct kunit_case metaroce_wire_cases[] = {
 	KUNIT_CASE(wire_decode_ctrl_test),
 	KUNIT_CASE(wire_new_port_flag_test),
 	KUNIT_CASE(wire_ack_piggy_test),
+	KUNIT_CASE(wire_sealed_datagram_test),
 	KUNIT_CASE(wire_crc_bitflip_test),
 	KUNIT_CASE(wire_crc_byte_order_test),
 	KUNIT_CASE(wire_rc_mtu_test),

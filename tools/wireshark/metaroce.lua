@@ -16,7 +16,8 @@
 -- driver's udp_port default).
 --
 -- Field names are protocol.rst's: metaroce.<header>.<field>, the header
--- being bth, msg, read_resp, atomic, flush, atomic_resp, ack, deth, ctrl or
+-- being bth, msg, read_resp, atomic, flush, atomic_resp, ack, deth, dseal
+-- (the datagram seal extension of a sealed UD_SEND or UD_SEND_IMM), ctrl or
 -- hello, and each field's label is the field's name in protocol.rst.
 
 local DEFAULT_UDP_PORT = 4796	-- METAROCE_DEFAULT_UDP_PORT
@@ -26,6 +27,7 @@ local CRC_LEN = 4
 local SEAL_LEN = 24		-- 16-byte tag + be64 counter
 local TAG_LEN = 16
 local ACK_PIGGY_LEN = 4
+local DSEAL_LEN = 8		-- METAROCE_DSEAL_LEN
 local SACK_BITS = 128
 local MAX_MSG = 0x80000000	-- IB's largest message, 2^31
 local SPORT_BASE, SPORT_MASK = 0x200, 0x1ff
@@ -75,9 +77,14 @@ local function is_request(op)
 	return op >= OP.SEND and op <= OP.ATOMIC_WRITE
 end
 
--- mro_wire_flags_valid(): the flags an opcode may carry
+local function is_ud(op)
+	return op == OP.UD_SEND or op == OP.UD_SEND_IMM
+end
+
+-- mro_wire_flags_valid(): the flags an opcode may carry (SEALED on all but
+-- HELLO)
 local function flags_valid(op)
-	if op == OP.HELLO or op == OP.UD_SEND or op == OP.UD_SEND_IMM then
+	if op == OP.HELLO then
 		return F_ALL
 	end
 	if op == OP.PROBE then
@@ -136,6 +143,9 @@ local LAYOUT = {
 		{ "rsvd", 4, "u", H },
 	},
 	deth = { { "qkey", 4, "u", H }, { "imm", 4, "u", H } },
+	-- sender_nonce is 56 bits: Wireshark 4.0's Lua has no uint56 field,
+	-- so it is a uint64 over its 7 bytes
+	dseal = { { "key_id", 1, "u", D }, { "sender_nonce", 7, "u", H } },
 	ctrl = {
 		{ "token", 4, "u", D }, { "credit_psn", 4, "u", D },
 		{ "rsvd", 4, "u", H },
@@ -152,20 +162,21 @@ local EXT_TITLE = {
 	msg = "Message extension", read_resp = "READ_RESP extension",
 	atomic = "Atomic extension", flush = "FLUSH extension",
 	atomic_resp = "ATOMIC_RESP extension", ack = "ACK extension",
-	deth = "Datagram extension", ctrl = "Control extension",
-	hello = "HELLO extension",
+	deth = "Datagram extension", dseal = "Datagram seal extension",
+	ctrl = "Control extension", hello = "HELLO extension",
 }
 
 local PF_UINT = {
 	[1] = ProtoField.uint8, [2] = ProtoField.uint16, [3] = ProtoField.uint24,
-	[4] = ProtoField.uint32, [8] = ProtoField.uint64,
+	[4] = ProtoField.uint32, [7] = ProtoField.uint64,
+	[8] = ProtoField.uint64,
 }
 
 local pf = {}		-- pf[header][field] = ProtoField
 local fields = proto.fields
 local ext_len = {}	-- bytes of each extension
 for _, hdr in ipairs({ "bth", "msg", "read_resp", "atomic", "flush",
-		"atomic_resp", "ack", "deth", "ctrl", "hello" }) do
+		"atomic_resp", "ack", "deth", "dseal", "ctrl", "hello" }) do
 	local layout = LAYOUT[hdr]
 	pf[hdr] = {}
 	local n = 0
@@ -180,6 +191,7 @@ for _, hdr in ipairs({ "bth", "msg", "read_resp", "atomic", "flush",
 	end
 	if hdr ~= "bth" then ext_len[hdr] = n end
 end
+assert(ext_len.dseal == DSEAL_LEN, "metaroce.lua: dseal layout")
 
 -- the parts of ver, flags and FLUSH's type
 local pf_version = ProtoField.uint8("metaroce.bth.ver.version", "version",
@@ -558,11 +570,14 @@ function proto.dissector(tvb, pinfo, tree)
 			"SEALED on an opcode that is never sealed (rx_drop_field)")
 	end
 	local piggy = is_request(op) and bit.band(flags, F_ACK_PIGGY) ~= 0
-	local want_len = BTH_LEN + ext_len[hdr]
+	-- a sealed datagram carries the datagram seal extension after its own
+	local dseal = sealed and is_ud(op)
+	local want_len = BTH_LEN + ext_len[hdr] + (dseal and DSEAL_LEN or 0)
 	if hdr_len ~= want_len and
 	    not (is_request(op) and hdr_len == want_len + ACK_PIGGY_LEN) then
 		items.hdr_len:add_proto_expert_info(ei.hdr_len,
-			"hdr_len " .. hdr_len .. ", opcode " .. opname .. " has " ..
+			"hdr_len " .. hdr_len .. ", opcode " .. opname ..
+			(dseal and " with SEALED" or "") .. " has " ..
 			want_len .. (is_request(op) and " or " ..
 			(want_len + ACK_PIGGY_LEN) or "") .. " (rx_drop_hdr_len)")
 	elseif hdr_len ~= want_len + (piggy and ACK_PIGGY_LEN or 0) then
@@ -604,6 +619,22 @@ function proto.dissector(tvb, pinfo, tree)
 		items = add_fields(ext, tvb, BTH_LEN, hdr), tree = ext,
 		payload_len = len - trailer - hlen, info = info,
 	}
+	if dseal then
+		local off = BTH_LEN + ext_len[hdr]
+		local st = root:add(tvb(off, DSEAL_LEN), EXT_TITLE.dseal ..
+			" (" .. DSEAL_LEN .. " bytes)")
+		local ditems = add_fields(st, tvb, off, "dseal")
+		local key_id = tvb(off, 1):uint()
+		if key_id == 0 then
+			ditems.key_id:add_proto_expert_info(ei.field,
+				"key_id 0 (rx_drop_field)")
+		end
+		if tvb(off + 1, 7):raw() == string.rep("\0", 7) then
+			ditems.sender_nonce:add_proto_expert_info(ei.field,
+				"sender_nonce 0 (rx_drop_field)")
+		end
+		ctx.info = ctx.info .. " key_id=" .. key_id
+	end
 	if piggy then
 		root:add(pf_ack_psn, tvb(hlen - ACK_PIGGY_LEN, ACK_PIGGY_LEN))
 	end
@@ -613,7 +644,9 @@ function proto.dissector(tvb, pinfo, tree)
 	if plen > 0 then
 		local item = root:add(pf_payload, tvb(hlen, plen))
 		if sealed then
-			item:append_text(" [encrypted if the connection's mode is encrypt]")
+			item:append_text(is_ud(op) and
+				" [encrypted if the sender's mode is encrypt]" or
+				" [encrypted if the connection's mode is encrypt]")
 		end
 		if not HAS_PAYLOAD[op] then
 			item:add_proto_expert_info(ei.length,

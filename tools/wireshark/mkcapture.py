@@ -11,7 +11,8 @@ from the path ports 512..1023) holds:
   valid      one packet or more of every opcode without protection (CRC32C
              trailer), HELLOs of the three protection modes, and every
              opcode that may be sealed with the SEALED flag and the 24-byte
-             trailer (16-byte tag, be64 counter).  auth and encrypt look the
+             trailer (16-byte tag, be64 counter), the datagrams with the
+             datagram seal extension besides.  auth and encrypt look the
              same on the wire; the tags are random, as nothing here holds the
              keys to compute them
   warn       a valid packet from a source port outside 512..1023
@@ -60,6 +61,8 @@ LAYOUT = {
             ('sack', '2Q'), ('ts_echo', 'I'), ('echo_path', 'H'),
             ('ecn_ce', 'H'), ('echo_seq', 'I'), ('rsvd', 'I')],
     'deth': [('qkey', 'I'), ('imm', 'I')],
+    # sender_nonce: 56 bits, big-endian
+    'dseal': [('key_id', 'B'), ('sender_nonce', '7s')],
     'ctrl': [('token', 'I'), ('credit_psn', 'I'), ('rsvd', 'I')],
     'hello': [('prot', 'B'), ('key_id', 'B'), ('ack_every', 'H'),
               ('msg_window', 'H'), ('sack_bits', 'H'), ('prev_key_id', 'B'),
@@ -75,6 +78,7 @@ EXT.update({OP['FLUSH']: 'flush', OP['READ_RESP']: 'read_resp',
             OP['UD_SEND']: 'deth', OP['UD_SEND_IMM']: 'deth',
             OP['PROBE']: 'ctrl', OP['CREDIT']: 'ctrl', OP['HELLO']: 'hello'})
 BTH_LEN = 28
+DSEAL_LEN = 8		# METAROCE_DSEAL_LEN
 
 
 def fmt(hdr):
@@ -83,6 +87,15 @@ def fmt(hdr):
 
 def ext_len(op):
     return struct.calcsize(fmt(EXT[op]))
+
+
+assert struct.calcsize(fmt('dseal')) == DSEAL_LEN
+
+
+def may_seal(op):
+    """mro_wire_flags_valid(): SEALED is valid on every opcode but HELLO
+    (protocol.rst, RX-6)"""
+    return op != OP['HELLO']
 
 
 def is_request(op):
@@ -119,8 +132,8 @@ def pack(hdr, values):
         v = values[name]
         if f == '2Q':
             out.extend(v)
-        elif f == '3s':
-            out.append(v.to_bytes(3, 'big'))
+        elif f.endswith('s'):
+            out.append(v.to_bytes(int(f[:-1]), 'big'))
         else:
             out.append(v)
     return struct.pack(fmt(hdr), *out)
@@ -166,14 +179,18 @@ class Capture:
 
     def packet(self, name, op, ext, flags=0, payload=b'', ack_psn=None,
                kind='valid', experts=(), bth=None, trailer=None, cut=None,
-               sport=None, dport=UDP_PORT, ipv6=False, check_fields=True):
+               sport=None, dport=UDP_PORT, ipv6=False, check_fields=True,
+               dseal=None):
         """one metaroce packet: BTH (bth overrides its fields), the extension
-        values ext, ack_psn (with ACK_PIGGY), the payload and the trailer:
-        the CRC unless flags has SEALED; trailer replaces the computed one,
-        cut truncates the UDP payload"""
+        values ext, the datagram seal extension values dseal, ack_psn (with
+        ACK_PIGGY), the payload and the trailer: the CRC unless flags has
+        SEALED; trailer replaces the computed one, cut truncates the UDP
+        payload.  hdr_len counts what is there; a sealed datagram without
+        dseal has none"""
         sealed = flags & F['SEALED']
         hdr = EXT.get(op)
         hdr_len = BTH_LEN + (ext_len(op) if hdr else 0) + \
+            (DSEAL_LEN if dseal is not None else 0) + \
             (4 if ack_psn is not None else 0)
         b = self.bth(op, flags, **dict({'hdr_len': hdr_len}, **(bth or {})))
         body = pack('bth', b)
@@ -185,6 +202,9 @@ class Capture:
         if hdr:
             body += pack(hdr, ext)
             exp.update(expected_fields(hdr, ext))
+        if dseal is not None:
+            body += pack('dseal', dseal)
+            exp.update(expected_fields('dseal', dseal))
         if ack_psn is not None:
             body += struct.pack('>I', ack_psn)
             exp['metaroce.ack_psn'] = ack_psn
@@ -291,6 +311,10 @@ def ctrl(token=77, credit_psn=0, rsvd=0):
     return {'token': token, 'credit_psn': credit_psn, 'rsvd': rsvd}
 
 
+def dseal(key_id=1, sender_nonce=0x00c0ffee123456):
+    return {'key_id': key_id, 'sender_nonce': sender_nonce}
+
+
 def hello(prot=0, key_id=0, prev_key_id=0, echo=0, nonce=0x0123456789abcdef,
           rsvd=0):
     return {'prot': prot, 'key_id': key_id, 'ack_every': 32, 'msg_window': 64,
@@ -379,10 +403,12 @@ def valid(c):
 
 
 def valid_sealed(c):
-    """every opcode that may carry SEALED (all but HELLO and UD)"""
+    """every opcode that may carry SEALED (may_seal(): all but HELLO), the
+    datagrams with the datagram seal extension"""
     r = c.r
     p = r.randbytes(100)
     s = F['SEALED']
+    first = len(c.frames)
     c.packet('sealed SEND, piggybacked ACK', OP['SEND'], msg(msn=1, length=100),
              s | F['FIRST'] | F['LAST'] | F['ACK_PIGGY'], p, ack_psn=77)
     c.packet('sealed SEND_IMM', OP['SEND_IMM'], msg(msn=2, length=100, imm=1),
@@ -406,6 +432,18 @@ def valid_sealed(c):
              bth={'psn': 0, 'path_seq': 0})
     c.packet('sealed PROBE', OP['PROBE'], ctrl(), s | F['ACK_REQ'] | F['NEW_PORT'])
     c.packet('sealed CREDIT', OP['CREDIT'], ctrl(token=0, credit_psn=9), s)
+    c.packet('sealed UD_SEND', OP['UD_SEND'], {'qkey': 0x80010000, 'imm': 0},
+             s | F['FIRST'] | F['LAST'], p,
+             dseal=dseal(3, r.randrange(1, 1 << 56)))
+    c.packet('sealed UD_SEND_IMM, key_id 255, sender_nonce 1', OP['UD_SEND_IMM'],
+             {'qkey': 0x11111111, 'imm': 0x99},
+             s | F['FIRST'] | F['LAST'] | F['SOLICITED'], p, dseal=dseal(255, 1))
+    c.packet('sealed UD_SEND over IPv6, sender_nonce 2^55, no payload',
+             OP['UD_SEND'], {'qkey': 0x80010000, 'imm': 0}, s | F['FIRST'] | F['LAST'],
+             dseal=dseal(1, 1 << 55), ipv6=True)
+    sealed = {e['fields']['metaroce.bth.opcode'] for _, e in c.frames[first:]}
+    want = {op for op in OP.values() if may_seal(op)}
+    assert sealed == want, 'sealed opcodes %s, want %s' % (sorted(sealed), sorted(want))
 
 
 def malformed(c):
@@ -447,8 +485,20 @@ def malformed(c):
         F['ACK_PIGGY'])
     bad('SEALED on HELLO', 'metaroce.field.invalid', OP['HELLO'], hello(),
         F['SEALED'])
-    bad('SEALED on UD_SEND', 'metaroce.field.invalid', OP['UD_SEND'],
-        {'qkey': 1, 'imm': 0}, F['SEALED'] | fl, p)
+    ud = {'qkey': 1, 'imm': 0}
+    # the payload's first 8 bytes, decoded as a seal extension, are valid
+    bad('sealed UD_SEND without the seal extension (hdr_len 36)',
+        'metaroce.hdr_len.bad', OP['UD_SEND'], ud, F['SEALED'] | fl,
+        bytes(range(1, 33)))
+    bad('UD_SEND_IMM with the seal extension, SEALED clear (hdr_len 44)',
+        'metaroce.hdr_len.bad', OP['UD_SEND_IMM'], ud, fl, p, dseal=dseal())
+    bad('sealed UD_SEND, no room for the tag after the seal extension',
+        'metaroce.short', OP['UD_SEND'], ud, F['SEALED'] | fl, p, dseal=dseal(),
+        cut=BTH_LEN + 8 + DSEAL_LEN + 20)
+    bad('sealed UD_SEND, key_id 0', 'metaroce.field.invalid', OP['UD_SEND'], ud,
+        F['SEALED'] | fl, p, dseal=dseal(key_id=0))
+    bad('sealed UD_SEND_IMM, sender_nonce 0', 'metaroce.field.invalid',
+        OP['UD_SEND_IMM'], ud, F['SEALED'] | fl, p, dseal=dseal(sender_nonce=0))
     bad('dqpn above 24 bits', 'metaroce.field.invalid', OP['SEND'], send, fl, p,
         bth={'dqpn': 0x01000012})
     bad('sqpn above 24 bits', 'metaroce.field.invalid', OP['SEND'], send, fl, p,

@@ -110,7 +110,8 @@ enum metaroce_opcode {
 /*
  * Every opcode but HELLO: the packet is protected (protocol.rst, Packet
  * protection) and ends in METAROCE_SEAL_LEN bytes, a 16-byte AES-GCM tag
- * and the sender's 64-bit transmission counter, instead of the CRC.
+ * and the sender's 64-bit transmission counter, instead of the CRC; a
+ * sealed UD_SEND or UD_SEND_IMM also carries struct metaroce_dseal.
  */
 #define METAROCE_F_SEALED	0x0100
 #define METAROCE_SEAL_LEN	24
@@ -294,6 +295,18 @@ struct metaroce_deth {
 };
 
 /*
+ * Datagram seal extension, 8 bytes, right after the datagram extension on
+ * a sealed UD_SEND or UD_SEND_IMM (protocol.rst, Packet protection,
+ * Datagrams): the id of the device key the sender sealed with and the
+ * sending QP's datagram nonce (56 bits, big-endian, random, never 0), which
+ * with its QPN name the sender's key.
+ */
+struct metaroce_dseal {
+	__u8	key_id;
+	__u8	sender_nonce[7];
+};
+
+/*
  * PROBE and CREDIT control extension, 12 bytes.
  * PROBE: @token is the probe's path_seq; a PROBE carries
  * METAROCE_F_ACK_REQ and is answered by an ACK whose echo_seq echoes it;
@@ -357,6 +370,7 @@ struct metaroce_hello {
 #define METAROCE_FLUSH_LEN	24
 #define METAROCE_ACK_LEN	48
 #define METAROCE_DETH_LEN	8
+#define METAROCE_DSEAL_LEN	8
 #define METAROCE_CTRL_LEN	12
 #define METAROCE_HELLO_LEN	32
 #define METAROCE_CRC_LEN	4

@@ -22,8 +22,13 @@
 # seal and open with the vector gcm(aes) (/proc/crypto's "__gcm(aes)" is
 # held while a transfer runs).
 #
+# UD datagrams (tools/mro-udcheck to a QP, rdma_cm's mckey to a multicast
+# group) are sealed with their sender's key in both modes and arrive
+# intact, the first ones after waiting for the key; under other key bytes
+# or with protection off at the sender, every one is refused.
+#
 # Files (--files): metaroce.ko, metaroce-lib.sh, datacheck (tools/datacheck),
-# mro-selfqp.
+# mro-selfqp, mro-udcheck.
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
 
@@ -87,6 +92,44 @@ dc() {
     lab_check_grep "$name" "$DC_PAT" cat "$LAB_WORK/$name-client.log"
 }
 
+# udc NAME PORT CLIENT-ARGS...: tools/mro-udcheck, server (UD QP) in h1,
+# client in h2; both must report no altered or repeated datagram (and
+# with --all every datagram and echo delivered)
+UDC_PAT='^mro-udcheck: role=[a-z]+ sent=[0-9]+ received=[1-9][0-9]* echoed=[0-9]+ bad=0 dup=0$'
+udc() {
+    local name=$1 port=$2 srv rc; shift 2
+    ip netns exec h1 timeout -k 5 120 "$LAB_FILES/mro-udcheck" -d mr1 -x "$G1" -s \
+        -p "$port" -t 100 "$@" >"$LAB_WORK/$name-server.log" 2>&1 &
+    srv=$!
+    sleep 3
+    ip netns exec h2 timeout -k 5 120 "$LAB_FILES/mro-udcheck" -d mr2 -x "$G2" \
+        -c 10.98.0.1 -p "$port" "$@" >"$LAB_WORK/$name-client.log" 2>&1
+    rc=$?
+    wait "$srv"
+    cp "$LAB_WORK/$name-client.log" "$LAB_WORK/$name-server.log" "$LAB_OUT/"
+    lab_check_grep "$name-client" "$UDC_PAT" cat "$LAB_WORK/$name-client.log"
+    lab_check_grep "$name-server" "$UDC_PAT" cat "$LAB_WORK/$name-server.log"
+    return $rc
+}
+
+# ud_refused NAME PORT: 20 datagrams from h2's mr2 to h1's mr1 that mr1
+# must all refuse as unauthentic: none delivered, rx_drop_auth counts each
+ud_refused() {
+    local name=$1 port=$2 a0 srv
+    a0=$(mro_counter mr1 rx_drop_auth)
+    ip netns exec h1 timeout -k 5 60 "$LAB_FILES/mro-udcheck" -d mr1 -x "$G1" -s \
+        -p "$port" -t 40 >"$LAB_WORK/$name-server.log" 2>&1 &
+    srv=$!
+    sleep 3
+    ip netns exec h2 timeout -k 5 60 "$LAB_FILES/mro-udcheck" -d mr2 -x "$G2" \
+        -c 10.98.0.1 -p "$port" -n 20 >"$LAB_WORK/$name-client.log" 2>&1
+    wait "$srv"
+    cp "$LAB_WORK/$name-client.log" "$LAB_WORK/$name-server.log" "$LAB_OUT/"
+    lab_check_grep "$name-none-delivered" '^mro-udcheck: role=server sent=0 received=0 ' \
+        cat "$LAB_WORK/$name-server.log"
+    lab_check "$name-refused" test "$(mro_counter mr1 rx_drop_auth)" -ge $((a0 + 20))
+}
+
 # refusals: what both devices refused as unauthentic or replayed
 refusals() {
     echo $(($(mro_counter mr1 rx_drop_auth) + $(mro_counter mr2 rx_drop_auth) +
@@ -94,9 +137,10 @@ refusals() {
 }
 
 # sniff SECONDS: the metaroce packets h1's eth0 receives for that long, or
-# until 200 sealed ones came, as "sniffed=N sealed=S hello=H plain=P" (UD datagrams, the connection
-# manager's, are not protected and not counted; plain: neither sealed nor
-# HELLO)
+# until 200 sealed ones came, as "sniffed=N sealed=S hello=H plain=P
+# ud_sealed=U ud_plain=V gsi=G" (plain: neither sealed nor HELLO; the
+# datagrams apart: UD QPs' sealed and unsealed ones, and the connection
+# manager's to QP 1, which are never sealed, whatever their flags)
 sniff() {
     ip netns exec h1 python3 - "$1" "$MRO_PORT" <<'PY'
 import socket, struct, sys, time
@@ -105,8 +149,8 @@ s.bind(('eth0', 0))
 s.settimeout(0.5)
 end = time.time() + float(sys.argv[1])
 port = int(sys.argv[2])
-n = sealed = hello = plain = 0
-while time.time() < end and sealed < 200:
+n = sealed = hello = plain = ud_sealed = ud_plain = gsi = 0
+while time.time() < end and sealed + ud_sealed < 200:
     try:
         f = s.recv(65535)
     except socket.timeout:
@@ -118,6 +162,13 @@ while time.time() < end and sealed < 200:
         continue
     op, flags = f[u + 9], struct.unpack('>H', f[u + 10:u + 12])[0]
     if op in (0x20, 0x21):
+        dqpn = struct.unpack('>I', f[u + 12:u + 16])[0]
+        if dqpn == 1:
+            gsi += 1
+        elif flags & 0x100:
+            ud_sealed += 1
+        else:
+            ud_plain += 1
         continue
     n += 1
     if op == 0x32:
@@ -126,7 +177,8 @@ while time.time() < end and sealed < 200:
         sealed += 1
     else:
         plain += 1
-print('sniffed=%d sealed=%d hello=%d plain=%d' % (n, sealed, hello, plain))
+print('sniffed=%d sealed=%d hello=%d plain=%d ud_sealed=%d ud_plain=%d gsi=%d' %
+      (n, sealed, hello, plain, ud_sealed, ud_plain, gsi))
 PY
 }
 
@@ -150,8 +202,30 @@ for mode in auth encrypt; do
     wait $sniffer
     cat "$LAB_WORK/sniff-$mode.txt"
     # on the wire: every packet of the connections sealed but the HELLOs
-    lab_check_grep "wire-sealed-$mode" '^sniffed=[0-9]+ sealed=[1-9][0-9]+ hello=[0-9]+ plain=0$' \
+    lab_check_grep "wire-sealed-$mode" '^sniffed=[0-9]+ sealed=[1-9][0-9]+ hello=[0-9]+ plain=0 ' \
         cat "$LAB_WORK/sniff-$mode.txt"
+    # datagrams: each UD QP seals with its own key, the first datagram
+    # (and the first echo) wait at the receiver while it derives the
+    # sender's key; to mr1's QP, and from rdma_cm's mckey to a multicast
+    # group that mckey in h1 joined
+    sniff 30 >"$LAB_WORK/sniff-ud-$mode.txt" &
+    sniffer=$!
+    udc "ud-$mode" $((port++)) -n 100 --all
+    ip netns exec h1 timeout 60 mckey -m 230.1.1.1 -b 10.98.0.1 -C 20 \
+        >"$LAB_WORK/mckey-$mode-recv.log" 2>&1 &
+    srv=$!
+    sleep 3
+    ip netns exec h2 timeout 60 mckey -m 230.1.1.1 -b 10.98.0.2 -s -C 20 \
+        >"$LAB_WORK/mckey-$mode-send.log" 2>&1
+    wait "$srv"
+    lab_check "mckey-$mode-recv" test $? -eq 0
+    cp "$LAB_WORK/mckey-$mode-recv.log" "$LAB_WORK/mckey-$mode-send.log" "$LAB_OUT/"
+    lab_check_grep "mckey-$mode-received" 'data transfers complete' \
+        cat "$LAB_WORK/mckey-$mode-recv.log"
+    wait $sniffer
+    cat "$LAB_WORK/sniff-ud-$mode.txt"
+    lab_check_grep "wire-ud-sealed-$mode" ' ud_sealed=[1-9][0-9]* ud_plain=0 ' \
+        cat "$LAB_WORK/sniff-ud-$mode.txt"
     lab_check_grep "qp-protection-$mode" "protection $mode" cat "$LAB_WORK/res-$mode.txt"
     # perftest without rdma_cm: its server's QP stays in RTR, and keys
     # with the HELLO it answers from there
@@ -321,6 +395,8 @@ cat "$LAB_WORK/other-key-client.log"
 lab_check other-key-no-data sh -c "! grep -Eq '$DC_PAT' '$LAB_WORK/other-key-client.log'"
 lab_check other-key-refused test "$(mro_counter mr1 rx_drop_auth)" -gt "$auth0"
 lab_check_grep other-key-logged 'mr1: QP [0-9]+: a packet from peer QP [0-9]+ fails authentication under key id 2: the peer has another key of that id' dmesg
+# its datagrams too: a key derived from other bytes opens none of them
+ud_refused ud-other-key $((port++))
 
 # mr2 without protection against mr1's auth: the negotiation ends it
 lab_check mode-none-mr2 put "$P2/protection" none
@@ -329,6 +405,8 @@ dc_pair mode $((port++)) 20 -n 1
 lab_check mode-mismatch-counted test "$(mro_counter mr1 negotiation_failed)" -gt "$f1"
 lab_check_grep mode-mismatch-logged-mr1 'mr1: QP [0-9]+: peer QP [0-9]+ wants protection none, this end auth: connection ended' dmesg
 lab_check_grep mode-mismatch-logged-mr2 'mr2: QP [0-9]+: peer QP [0-9]+ wants protection auth, this end none: connection ended' dmesg
+# datagrams have no negotiation: mr1 refuses mr2's unsealed ones
+ud_refused ud-mode $((port++))
 
 lab_check link-del-mr1 ip netns exec h1 rdma link delete mr1
 lab_check link-del-mr2 ip netns exec h2 rdma link delete mr2

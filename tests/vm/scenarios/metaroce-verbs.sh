@@ -6,8 +6,9 @@
 # QP (tools/mro-rnr), the retry count ending a QP whose peer is gone
 # (tools/mro-retry), a request completing before its answer when the
 # answer overtakes the ACK (tools/mro-order), memory windows bound, used
-# and invalidated in IB's order under loss (tools/mro-mwbind), and a
-# connection whose ends disagree on the window ending on both ends (HELLO).
+# and invalidated in IB's order under loss (tools/mro-mwbind), an idle QP
+# re-probing a retired path (tools/mro-pathidle), and a connection whose
+# ends disagree on the window ending on both ends (HELLO).
 # VM a serves, VM b is the client.
 source "$LAB_LIB"
 source "$LAB_IN/files/metaroce-lib.sh"
@@ -283,6 +284,65 @@ if [ "$ROLE" = a ]; then
     lab_check mw-retransmitted test $((r1 - r0)) -gt 0
 fi
 lab_barrier mw-done
+
+# The path manager re-probes a retired path of an idle QP
+# (tools/mro-pathidle, a loopback pair on VM a): while the client WRITEs,
+# a filter on lo drops every packet of path slot 5 (the BTH path field,
+# whatever the port) and the client retires the slot; the client goes
+# idle, the filter goes, and with nothing to send the slot must come back
+# within 30 s (its re-probe timer), before the next WRITE.
+if [ "$ROLE" = a ]; then
+    PATHIDLE=$LAB_FILES/mro-pathidle
+    lab_check mro-pathidle-present test -f "$PATHIDLE"
+    modprobe -a sch_prio cls_u32 act_gact
+    rm -f "$LAB_WORK/pi-idle" "$LAB_WORK/pi-done"
+    timeout "$T" python3 "$PATHIDLE" -d mr0 -x "$GID" --idle "$LAB_WORK/pi-idle" \
+        --done "$LAB_WORK/pi-done" >"$LAB_OUT/pathidle.out" 2>&1 &
+    pi=$!
+    # pi_attr KEY: the client QP's driver attribute KEY
+    pi_attr() {
+        local q
+        q=$(sed -n 's/^mro-pathidle: client QPN \([0-9]*\) busy$/\1/p' "$LAB_OUT/pathidle.out")
+        [ -n "$q" ] || return 0
+        rdma -j -dd resource show qp link mr0/1 lqpn "$q" 2>/dev/null |
+            jq -r --arg k "$1" '.[0] | (.[$k] // .["drv_" + $k]) // empty' 2>/dev/null
+    }
+    pi_wait() {	# pi_wait SECONDS KEY VALUE
+        local i
+        for ((i = 0; i < $1 * 2; i++)); do
+            [ "$(pi_attr "$2")" = "$3" ] && return 0
+            sleep 0.5
+        done
+        return 1
+    }
+    pi_busy() { local v; v=$(pi_attr p5_tx_pkts); [ -n "$v" ] && [ "$v" -gt 20 ]; }
+    for _ in $(seq 120); do pi_busy && break; sleep 0.5; done
+    lab_check idle-probe-traffic pi_busy
+    lab_check idle-probe-qdisc tc qdisc add dev lo root handle 1: prio
+    # IPv4 20 + UDP 8: the BTH's path field at 28 + 16
+    lab_check idle-probe-filter tc filter add dev lo parent 1: protocol ip prio 1 u32 \
+        match ip protocol 17 0xff match ip dport 4796 0xffff \
+        match u16 5 0xffff at 44 action drop
+    lab_check idle-probe-retired pi_wait 60 p5_state retired
+    touch "$LAB_WORK/pi-idle"
+    for _ in $(seq 240); do
+        grep -q ' idle$' "$LAB_OUT/pathidle.out" && break
+        sleep 0.5
+    done
+    lab_check_grep idle-probe-idle '^mro-pathidle: client QPN [0-9]+ idle$' \
+        cat "$LAB_OUT/pathidle.out"
+    rev0=$(mro_counter mr0 path_revived)
+    tc qdisc del dev lo root
+    lab_check idle-probe-revived pi_wait 30 p5_state active
+    lab_check idle-probe-revive-counted test "$(mro_counter mr0 path_revived)" -gt "$rev0"
+    rdma -j -dd resource show qp link mr0/1 >"$LAB_OUT/pathidle-qps.json" 2>&1
+    touch "$LAB_WORK/pi-done"
+    wait "$pi"
+    lab_check_grep idle-probe-last-write \
+        '^mro-pathidle: [0-9]+ writes, nothing posted while idle, the last one verified: ok$' \
+        cat "$LAB_OUT/pathidle.out"
+fi
+lab_barrier pathidle-done
 
 # Negotiation (HELLO): every connection above exchanged HELLOs and agreed.
 # Then VM a's new QPs get a 256-PSN window against b's 512: the first

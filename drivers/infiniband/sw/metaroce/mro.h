@@ -17,6 +17,7 @@
 #include "mro_compat.h"
 #include "mro_counters.h"
 #include "mro_devkey.h"
+#include "mro_dgram.h"
 #include "mro_obj.h"
 #include "mro_param.h"
 
@@ -80,6 +81,7 @@ struct mro_dev {
 	const struct mro_sched_ops *sched;
 	struct mro_cc_dev cc;		/* congestion control (mro_cc_*.c) */
 	struct mro_devkey devkey;	/* device keys, protection mode */
+	struct mro_dgram_rx dgram;	/* datagram senders' keys */
 
 	/*
 	 * Objects the receive path finds by number.  Writers (create and

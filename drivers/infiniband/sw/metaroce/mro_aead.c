@@ -25,7 +25,8 @@
  *        0       1  key id
  *        1       1  direction: 'L' (0x4c) for the packets the lower end
  *                   sends, 'H' (0x48) for the packets the higher end sends
- *                   (the direction byte of the KDF's info string)
+ *                   (the direction byte of the KDF's info string); 'D'
+ *                   (0x44) for a UD QP's datagrams
  *        2       2  zero
  *        4       8  transmission counter, big-endian
  *
@@ -40,7 +41,8 @@
  *
  * No nonce repeats under one key: one key protects one direction of one
  * connection (the KDF binds it to the connection, the key id and the
- * direction), that direction has one sender, and the sender never uses a
+ * direction) or the datagrams of one life of a UD QP (its QPN and random
+ * datagram nonce), that has one sender, and the sender never uses a
  * counter value twice.  The key id and direction in the nonce keep
  * nonces distinct even where one key should ever serve two senders.
  *
@@ -191,7 +193,8 @@ int mro_aead_dir_init(struct mro_aead_dir *d, const u8 *key,
 	memset(d, 0, sizeof(*d));
 	if (key_len != AES_KEYSIZE_128 && key_len != AES_KEYSIZE_256)
 		return -EINVAL;
-	if (dir != MRO_AEAD_DIR_LO && dir != MRO_AEAD_DIR_HI)
+	if (dir != MRO_AEAD_DIR_LO && dir != MRO_AEAD_DIR_HI &&
+	    dir != MRO_AEAD_DIR_DGRAM)
 		return -EINVAL;
 
 	err = mro_aead_tfm_new(MRO_AEAD_SYNC_ALG, MRO_AEAD_SYNC_TYPE,

@@ -44,6 +44,7 @@ struct aead_request;
 /* the direction byte of the nonce: the KDF's direction byte of the key */
 #define MRO_AEAD_DIR_LO		'L'	/* the packets the lower end sends */
 #define MRO_AEAD_DIR_HI		'H'	/* the packets the higher end sends */
+#define MRO_AEAD_DIR_DGRAM	'D'	/* a UD QP's datagrams (mro_dgram.c) */
 
 /* the wire's enum metaroce_prot (HELLO's prot carries it) */
 enum mro_prot {

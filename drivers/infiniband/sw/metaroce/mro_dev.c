@@ -256,6 +256,7 @@ int mro_newlink(const char *ibdev_name, struct net_device *ndev)
 	mro_set_ops(dev);
 	mro_cc_dev_init(dev);
 	mro_devkey_init(&dev->devkey);
+	mro_dgram_rx_init(&dev->dgram);
 	atomic_inc(&mro_devs_alive);
 	INIT_LIST_HEAD(&dev->list);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
@@ -315,6 +316,7 @@ void mro_dev_dealloc(struct ib_device *ibdev)
 	int i;
 
 	mro_dev_delist(dev);
+	mro_dgram_rx_destroy(&dev->dgram);	/* no datagram comes any more */
 	if (dev->ndev)
 		netdev_put(dev->ndev, &dev->ndev_tracker);
 	dev->ndev = NULL;

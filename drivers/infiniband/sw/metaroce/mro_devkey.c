@@ -82,6 +82,16 @@ int mro_devkey_get(struct mro_devkey *k, u8 id, u8 *key, unsigned int *len)
 	return err;
 }
 
+bool mro_devkey_holds(struct mro_devkey *k, u8 id)
+{
+	bool held;
+
+	spin_lock_bh(&k->lock);
+	held = mro_devkey_find(k, id) >= 0;
+	spin_unlock_bh(&k->lock);
+	return held;
+}
+
 u8 mro_devkey_current(struct mro_devkey *k)
 {
 	u8 id;

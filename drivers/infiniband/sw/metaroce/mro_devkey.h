@@ -78,6 +78,9 @@ void mro_devkey_destroy(struct mro_devkey *k);
  */
 int mro_devkey_get(struct mro_devkey *k, u8 id, u8 *key, unsigned int *len);
 
+/* whether a key of id @id is installed (0: never) */
+bool mro_devkey_holds(struct mro_devkey *k, u8 id);
+
 /* the current key's id, 0 if there is none */
 u8 mro_devkey_current(struct mro_devkey *k);
 

@@ -41,6 +41,19 @@
  * distinct keys, so that the AEAD nonce counter, which restarts at 0 with
  * every key, never repeats a nonce under one key.
  *
+ * Datagram keys.  A UD QP's sending key is HKDF-Expand(PRK, dinfo, L)
+ * with PRK as above and a 29-byte dinfo:
+ *
+ *   offset  length  content
+ *        0      16  ASCII "metaroce v2 dgrm" (no terminator)
+ *       16       1  key id
+ *       17       4  the QP's QPN, big-endian
+ *       21       7  its datagram nonce (56 bits), big-endian
+ *       28       1  'D' (0x44)
+ *
+ * The nonce, random and drawn anew every time the QP enters RTS, gives
+ * each life of a QPN its own key, under which the counter starts at 0.
+ *
  * The direction byte gives the two directions of a connection distinct
  * keys.  A QP connected to itself (the two ends have the same GID and
  * QPN) is a single flow whose packets it both sends and receives: it
@@ -65,6 +78,12 @@
 #define MRO_KDF_DIR_HI		'H'
 
 static_assert(MRO_KDF_INFO_LEN == 82);
+
+#define MRO_KDF_DGRAM_LABEL	"metaroce v2 dgrm"
+#define MRO_KDF_DGRAM_INFO_LEN	(sizeof(MRO_KDF_DGRAM_LABEL) - 1 + 1 + 4 + 7 + 1)
+#define MRO_KDF_DIR_DGRAM	'D'
+
+static_assert(MRO_KDF_DGRAM_INFO_LEN == 29);
 
 static const u8 mro_kdf_salt[] = "metaroce v2 salt";
 
@@ -235,3 +254,43 @@ out:
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_kdf_conn_keys);
+
+int mro_kdf_dgram_key(struct crypto_shash *hmac, const u8 *dev_key,
+		      unsigned int dev_key_len, u8 key_id, u32 qpn, u64 nonce,
+		      u8 *key, unsigned int key_len)
+{
+	u8 info[MRO_KDF_DGRAM_INFO_LEN];
+	u8 prk[SHA256_DIGEST_SIZE] = {};
+	u8 nonce_be[8];
+	u8 *p = info;
+	int err;
+
+	if (!key_len || key_len > MRO_HKDF_MAX_OKM)
+		return -EINVAL;
+	if (!dev_key_len || !key_id || qpn > MRO_KDF_24BIT_MAX || !nonce ||
+	    nonce > MRO_KDF_DGRAM_NONCE_MAX) {
+		err = -EINVAL;
+		goto out;
+	}
+	memcpy(p, MRO_KDF_DGRAM_LABEL, sizeof(MRO_KDF_DGRAM_LABEL) - 1);
+	p += sizeof(MRO_KDF_DGRAM_LABEL) - 1;
+	*p++ = key_id;
+	put_unaligned_be32(qpn, p);
+	p += 4;
+	put_unaligned_be64(nonce, nonce_be);
+	memcpy(p, nonce_be + 1, 7);
+	p += 7;
+	*p = MRO_KDF_DIR_DGRAM;
+
+	err = mro_hkdf_extract(hmac, mro_kdf_salt, sizeof(mro_kdf_salt) - 1,
+			       dev_key, dev_key_len, prk);
+	if (!err)
+		err = mro_hkdf_expand(hmac, prk, info, sizeof(info), key,
+				      key_len);
+out:
+	memzero_explicit(prk, sizeof(prk));
+	if (err)
+		memzero_explicit(key, key_len);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_kdf_dgram_key);

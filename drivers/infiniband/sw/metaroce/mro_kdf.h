@@ -62,4 +62,17 @@ int mro_kdf_conn_keys(struct crypto_shash *hmac, const u8 *dev_key,
 		      unsigned int dev_key_len, const struct mro_conn_id *id,
 		      u8 *key_a_to_b, u8 *key_b_to_a, unsigned int key_len);
 
+/* the datagram nonce: 56 bits, never 0 (struct metaroce_dseal) */
+#define MRO_KDF_DGRAM_NONCE_MAX	0x00ffffffffffffffULL
+
+/*
+ * The sending key of a UD QP (@qpn, 24 bits) with datagram nonce @nonce
+ * (1 to MRO_KDF_DGRAM_NONCE_MAX) under device key @key_id (not 0): key_len
+ * bytes (1 to MRO_HKDF_MAX_OKM).  Other arguments are refused (-EINVAL);
+ * on any error @key is zeroed, unless key_len itself is refused.
+ */
+int mro_kdf_dgram_key(struct crypto_shash *hmac, const u8 *dev_key,
+		      unsigned int dev_key_len, u8 key_id, u32 qpn, u64 nonce,
+		      u8 *key, unsigned int key_len);
+
 #endif /* MRO_KDF_H */

@@ -10,12 +10,13 @@
 #include "mro_opcode.h"
 
 /*
- * The flags each kind may carry: a request its sender's ACK, and a
- * datagram or HELLO no seal
+ * The flags each kind may carry: a request its sender's ACK, a datagram
+ * a seal of its own (mro_dgram.c), HELLO no seal
  */
 #define MRO_F_REQ	(METAROCE_F_ALL | METAROCE_F_ACK_PIGGY | METAROCE_F_SEALED)
 #define MRO_F_RESP	(METAROCE_F_ALL | METAROCE_F_SEALED)
 #define MRO_F_PLAIN	METAROCE_F_ALL
+#define MRO_F_DGRAM	(METAROCE_F_ALL | METAROCE_F_SEALED)
 
 #define MRO_REQ_SEND	(MRO_OPM_REQUEST | MRO_OPM_PAYLOAD | MRO_OPM_RWQE)
 #define MRO_REQ_RES	(MRO_OPM_REQUEST | MRO_OPM_RESPRES | MRO_OPM_RC_ONLY)
@@ -115,12 +116,12 @@ const struct mro_opinfo mro_opinfo[MRO_NR_OPCODES] = {
 		.ext = MRO_EXT_ACK, .ext_len = METAROCE_ACK_LEN,
 		.rx = MRO_OPRX_ACK,
 	},
-	/* UD is not protected */
+	/* UD is sealed with the sender's own key (mro_dgram.c) */
 	[METAROCE_OP_UD_SEND] = {
 		.name = "UD_SEND",
 		.mask = MRO_OPM_DATAGRAM | MRO_OPM_PAYLOAD | MRO_OPM_RWQE |
 			MRO_OPM_ONLY,
-		.flags = MRO_F_PLAIN,
+		.flags = MRO_F_DGRAM,
 		.ext = MRO_EXT_DETH, .ext_len = METAROCE_DETH_LEN,
 		.rx = MRO_OPRX_UD,
 	},
@@ -128,7 +129,7 @@ const struct mro_opinfo mro_opinfo[MRO_NR_OPCODES] = {
 		.name = "UD_SEND_IMM",
 		.mask = MRO_OPM_DATAGRAM | MRO_OPM_PAYLOAD | MRO_OPM_RWQE |
 			MRO_OPM_ONLY | MRO_OPM_IMM,
-		.flags = MRO_F_PLAIN,
+		.flags = MRO_F_DGRAM,
 		.ext = MRO_EXT_DETH, .ext_len = METAROCE_DETH_LEN,
 		.rx = MRO_OPRX_UD,
 	},

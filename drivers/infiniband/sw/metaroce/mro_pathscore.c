@@ -201,6 +201,24 @@ bool mro_path_probe_due(const struct mro_pathset *ps, u16 p, u32 now_us)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_probe_due);
 
+u32 mro_paths_probe_wait(const struct mro_pathset *ps, u32 now_us)
+{
+	u32 wait = 0, w;
+	s32 left;
+	u16 p;
+
+	for (p = 0; p < ps->n; p++) {
+		if (ps->path[p].state != MRO_PATH_RETIRED)
+			continue;
+		left = (s32)(ps->path[p].probe_us - now_us);
+		w = left > 0 ? left : 1;
+		if (!wait || w < wait)
+			wait = w;
+	}
+	return wait;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_paths_probe_wait);
+
 u32 mro_path_probe(struct mro_pathset *ps, u16 p, u32 now_us)
 {
 	struct mro_path *path = &ps->path[p];

@@ -73,6 +73,12 @@ void mro_path_retire(struct mro_pathset *ps, u16 p, u32 now_us, u32 wait_us);
 /* retired @p is due for a probe at @now_us */
 bool mro_path_probe_due(const struct mro_pathset *ps, u16 p, u32 now_us);
 /*
+ * Microseconds from @now_us until the first retired path is due for a
+ * probe (at least 1: one overdue is due at once); 0 when none is retired.
+ * The path manager's timer waits that long, traffic or none.
+ */
+u32 mro_paths_probe_wait(const struct mro_pathset *ps, u32 now_us);
+/*
  * A probe leaves on retired @p: it gets a fresh source port; returns the
  * probe's path sequence.  The next probe waits twice as long (capped).
  */

@@ -244,6 +244,8 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rnr_timer.function = mro_req_rnr;
 	hrtimer_init(&qp->reo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->reo_timer.function = mro_req_reo;
+	hrtimer_init(&qp->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->probe_timer.function = mro_rec_probe_timer;
 	INIT_WORK(&qp->tx_work, mro_req_tx_work);
 	INIT_WORK(&qp->post_work, mro_qp_post_work);
 	mro_cc_qp_create(qp);
@@ -466,6 +468,7 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct mro_qp *qp = to_mro_qp(ibqp);
 	struct mro_conn_prot *prot = NULL, *old_prot = NULL;
+	struct mro_dgram_tx *dgram = NULL, *old_dgram = NULL;
 	enum ib_qp_state cur, new;
 	struct sk_buff_head out;
 	int err = 0;
@@ -486,6 +489,16 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			return PTR_ERR(prot);
 		}
 	}
+	/* a UD QP's sealing key, from the device as it is at RTS */
+	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RTS &&
+	    qp->ibqp.qp_type == IB_QPT_UD && !qp->dgram) {
+		dgram = mro_dgram_tx_alloc(qp);
+		if (IS_ERR(dgram)) {
+			mro_prot_free(prot);
+			mutex_unlock(&qp->modify_lock);
+			return PTR_ERR(dgram);
+		}
+	}
 	spin_lock_bh(&qp->lock);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
@@ -501,6 +514,10 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->prot = prot;	/* before the MTU is set */
 		prot = NULL;
 	}
+	if (dgram && new == IB_QPS_RTS && cur == IB_QPS_RTR) {
+		qp->dgram = dgram;
+		dgram = NULL;
+	}
 	err = mro_qp_apply(qp, attr, mask);
 	if (err)
 		goto out;
@@ -512,6 +529,8 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			mro_qp_reset_transport(qp);
 			old_prot = qp->prot;
 			qp->prot = NULL;
+			old_dgram = qp->dgram;
+			qp->dgram = NULL;
 			break;
 		case IB_QPS_RTR:
 			mro_hello_prepare(qp);
@@ -541,6 +560,8 @@ out:
 	spin_unlock_bh(&qp->lock);
 	mro_prot_free(prot);		/* not taken: the modify failed */
 	mro_prot_free(old_prot);
+	mro_dgram_tx_free(dgram);
+	mro_dgram_tx_free(old_dgram);
 	if (!err && qp->state == IB_QPS_ERR)
 		mro_qp_flush(qp);
 	mutex_unlock(&qp->modify_lock);
@@ -654,11 +675,14 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	hrtimer_cancel(&qp->rto_timer);
 	hrtimer_cancel(&qp->rnr_timer);
 	hrtimer_cancel(&qp->reo_timer);
+	hrtimer_cancel(&qp->probe_timer);
 	mro_cc_qp_destroy(qp);
 	cancel_work_sync(&qp->tx_work);
 	__skb_queue_purge(&qp->txq);
 	mro_prot_free(qp->prot);
 	qp->prot = NULL;
+	mro_dgram_tx_free(qp->dgram);
+	qp->dgram = NULL;
 	mro_qp_free_all(qp);
 	mro_obj_uncharge(qp->dev, MRO_OBJ_QP);
 	return 0;
@@ -686,6 +710,7 @@ static void mro_qp_enter_err(struct mro_qp *qp, int status, unsigned long ip)
 	hrtimer_try_to_cancel(&qp->rto_timer);
 	hrtimer_try_to_cancel(&qp->rnr_timer);
 	hrtimer_try_to_cancel(&qp->reo_timer);
+	hrtimer_try_to_cancel(&qp->probe_timer);
 }
 
 /* the driver moves the QP to ERR (not a modify): counted as qp_errors */

@@ -216,6 +216,7 @@ struct mro_qp {
 	struct hrtimer rto_timer;
 	struct hrtimer rnr_timer;
 	struct hrtimer reo_timer;	/* loss by time, between ACKs */
+	struct hrtimer probe_timer;	/* the next retired path's re-probe */
 	struct work_struct tx_work;
 	struct work_struct post_work;	/* doorbell of a post with IRQs off */
 	struct sk_buff_head txq;	/* built, not yet sent, in order */
@@ -225,6 +226,7 @@ struct mro_qp {
 	struct mro_rxwin rxwin;
 	struct mro_hello hello;		/* negotiation (RC, UC) */
 	struct mro_conn_prot *prot;		/* protection; NULL: none */
+	struct mro_dgram_tx *dgram;		/* UD: sealing key; NULL: none */
 	u32 rcv_msn;			/* next message to complete */
 	u32 nmsg;			/* rmsg ring size (pow2) */
 	struct mro_rmsg *rmsg;
@@ -407,6 +409,7 @@ void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a);
 /* retire a path whose echoes stop coming while its packets arrive */
 void mro_rec_echo_check(struct mro_qp *qp);
 void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out);
+enum hrtimer_restart mro_rec_probe_timer(struct hrtimer *timer);
 void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out);
 
 /* mro_flush.c: FLUSH and ATOMIC_WRITE (6.2+ verbs) */

@@ -30,12 +30,31 @@ static void mro_trace_path(struct mro_qp *qp, u16 p, bool revive)
 				      path->srtt_us);
 }
 
+/*
+ * The path manager's timer: it fires when the next retired path is due
+ * for a probe, so that a QP with nothing to send re-probes too (the
+ * requester re-probes as it runs as well); stopped when none is retired.
+ */
+static void mro_rec_arm_probe(struct mro_qp *qp)
+{
+	u32 wait = mro_paths_probe_wait(&qp->paths, mro_now_us());
+
+	lockdep_assert_held(&qp->lock);
+	if (!wait) {
+		hrtimer_try_to_cancel(&qp->probe_timer);
+		return;
+	}
+	hrtimer_start(&qp->probe_timer, ns_to_ktime((u64)wait * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
 static void mro_rec_retire(struct mro_qp *qp, u16 p)
 {
 	mro_path_retire(&qp->paths, p, mro_now_us(),
 			MRO_PROBE_RTOS * qp->rto_us);
 	mro_count(qp->dev->stats, MRO_CNT_PATH_RETIRED, 1);
 	mro_trace_path(qp, p, false);
+	mro_rec_arm_probe(qp);
 }
 
 void mro_rec_lost(struct mro_qp *qp, u16 p, u32 seq, bool timeout)
@@ -114,8 +133,10 @@ static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq, u16 flags,
 void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out)
 {
 	u32 now = mro_now_us();
+	bool sent = false;
 	u16 p;
 
+	lockdep_assert_held(&qp->lock);
 	for (p = 0; p < qp->paths.n; p++) {
 		if (!mro_path_probe_due(&qp->paths, p, now))
 			continue;
@@ -125,7 +146,26 @@ void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out)
 		 */
 		mro_send_probe(qp, p, mro_path_probe(&qp->paths, p, now),
 			       METAROCE_F_NEW_PORT, out);
+		sent = true;
 	}
+	if (sent)	/* the next probes are due later */
+		mro_rec_arm_probe(qp);
+}
+
+enum hrtimer_restart mro_rec_probe_timer(struct hrtimer *timer)
+{
+	struct mro_qp *qp = container_of(timer, struct mro_qp, probe_timer);
+	struct sk_buff_head out;
+
+	__skb_queue_head_init(&out);
+	spin_lock(&qp->lock);
+	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
+	    qp->ibqp.qp_type == IB_QPT_RC && mro_prot_tx_ready(qp->prot))
+		mro_rec_reprobe(qp, &out);
+	mro_qp_queue_tx(qp, &out);
+	spin_unlock(&qp->lock);
+	mro_qp_tx_drain(qp);
+	return HRTIMER_NORESTART;
 }
 
 void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out)

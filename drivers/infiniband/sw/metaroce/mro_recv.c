@@ -75,6 +75,8 @@ static const struct {
 	[MRO_RXV_UNKEYED] = { MRO_CNT_DROP_UNKEYED,
 			      SKB_DROP_REASON_DEV_READY },
 	[MRO_RXV_NOMEM] = { MRO_CNT_DROP_NOMEM, SKB_DROP_REASON_NOMEM },
+	/* never passed here: mro_dgram.c owns the packet */
+	[MRO_RXV_HELD] = { MRO_NR_COUNTERS, SKB_NOT_DROPPED_YET },
 };
 
 /*
@@ -145,6 +147,14 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
 	struct mro_qp *qp = NULL;
 	struct sk_buff_head out;
 
+	/* a datagram is opened once, before any QP or group sees it */
+	if (ud) {
+		v = mro_dgram_open(dev, skb, hdr);
+		if (v == MRO_RXV_HELD)
+			return;		/* until its sender's key is derived */
+		if (v != MRO_RXV_OK)
+			goto done;
+	}
 	if (hdr->dqpn == METAROCE_QPN_MASK && ud) {
 		v = mro_mcast_rcv(dev, skb, hdr);
 		goto done;
@@ -175,7 +185,7 @@ void mro_rcv(struct mro_dev *dev, struct sk_buff *skb, struct mro_hdr *hdr)
 	spin_lock_bh(&qp->lock);
 	if (!mro_qp_is_ud(qp) && !mro_from_peer(qp, skb))
 		v = MRO_RXV_QP_MISMATCH;
-	else
+	else if (!ud)
 		v = mro_prot_open(qp, skb, hdr);	/* tag and replay */
 	if (v == MRO_RXV_OK) {
 		mro_qp_count_rx(qp, skb->len);

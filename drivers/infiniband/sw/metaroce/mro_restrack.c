@@ -103,6 +103,10 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	s->negotiation = mro_hello_state(&qp->hello);
 	s->prot = qp->hello.ours.prot;
 	s->key_id = qp->prot ? qp->prot->key_id : 0;
+	if (qp->dgram) {	/* UD: the datagrams' seal */
+		s->prot = qp->dgram->mode;
+		s->key_id = qp->dgram->dir.key_id;
+	}
 	if (qp->sq) {
 		s->sq_unfetched = (mro_queue_producer(qp->sq) - qp->sq_head) &
 				  qp->sq->index_mask;

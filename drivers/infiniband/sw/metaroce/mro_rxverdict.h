@@ -40,6 +40,11 @@ enum mro_rx_verdict {
 	MRO_RXV_REPLAY,		/* protection: counter value seen or too old */
 	MRO_RXV_UNKEYED,	/* protection: sealed, and our keys not ready */
 	MRO_RXV_NOMEM,		/* no memory to open the packet */
+	/*
+	 * a datagram kept until its sender's key is derived (mro_dgram.c),
+	 * which then delivers or drops it: neither counted nor freed here
+	 */
+	MRO_RXV_HELD,
 	MRO_RXV_NR_VERDICTS
 };
 

@@ -44,21 +44,27 @@ struct sk_buff *mro_tx_build(struct mro_qp *qp, const struct mro_av *av,
 			     void **payload)
 {
 	struct net_device *ndev = qp->dev->ndev;
-	bool sealed = qp->prot &&
+	bool ud = mro_qp_is_ud(qp);
+	bool sealed = (ud ? !!qp->dgram : !!qp->prot) &&
 		      (mro_op(hdr->opcode)->flags & METAROCE_F_SEALED);
-	int len = mro_wire_hdr_len(hdr->opcode, hdr->flags);
 	unsigned int hlen, headroom, trailer;
+	int len;
 	struct mro_skb_cb *cb;
 	struct sk_buff *skb;
 	void *buf;
 
-	if (len < 0 || !ndev)
+	if (!ndev)
 		return NULL;
 	/* a protected connection sends nothing but HELLO before its keys */
-	if (sealed && !qp->prot->keyed)
+	if (sealed && !ud && !qp->prot->keyed)
 		return NULL;
-	if (sealed)
+	if (sealed && ud)
+		mro_dgram_tx_fill(qp->dgram, hdr);
+	else if (sealed)
 		hdr->flags |= METAROCE_F_SEALED;
+	len = mro_wire_hdr_len(hdr->opcode, hdr->flags);
+	if (len < 0)
+		return NULL;
 	trailer = mro_wire_trailer_len(hdr->flags);
 	hlen = len;
 	headroom = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
@@ -109,7 +115,11 @@ void mro_tx_seal_batch(struct mro_qp *qp, struct sk_buff_head *batch)
 	skb_queue_walk_safe(batch, skb, tmp) {
 		if (!mro_cb(skb)->sealed)
 			continue;
-		err = mro_prot_seal(qp, skb, mro_cb(skb)->hdr_len);
+		if (mro_qp_is_ud(qp))
+			err = mro_dgram_seal(qp->dgram, skb,
+					     mro_cb(skb)->hdr_len);
+		else
+			err = mro_prot_seal(qp, skb, mro_cb(skb)->hdr_len);
 		if (!err)
 			continue;
 		__skb_unlink(skb, batch);

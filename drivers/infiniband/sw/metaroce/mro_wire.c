@@ -23,6 +23,7 @@ static_assert(sizeof(struct metaroce_read_resp) == METAROCE_READ_RESP_LEN);
 static_assert(sizeof(struct metaroce_flush) == METAROCE_FLUSH_LEN);
 static_assert(sizeof(struct metaroce_ack) == METAROCE_ACK_LEN);
 static_assert(sizeof(struct metaroce_deth) == METAROCE_DETH_LEN);
+static_assert(sizeof(struct metaroce_dseal) == METAROCE_DSEAL_LEN);
 static_assert(sizeof(struct metaroce_ctrl) == METAROCE_CTRL_LEN);
 static_assert(sizeof(struct metaroce_hello) == METAROCE_HELLO_LEN);
 
@@ -67,10 +68,11 @@ EXPORT_SYMBOL_IF_KUNIT(mro_wire_ext_len);
 
 u16 mro_wire_flags_valid(u8 opcode)
 {
-	/* HELLO is never sealed; UD is not protected */
-	if (opcode == METAROCE_OP_HELLO || opcode == METAROCE_OP_UD_SEND ||
-	    opcode == METAROCE_OP_UD_SEND_IMM)
+	/* HELLO is never sealed */
+	if (opcode == METAROCE_OP_HELLO)
 		return METAROCE_F_ALL;
+	if (mro_wire_is_datagram(opcode))
+		return METAROCE_F_ALL | METAROCE_F_SEALED;
 	if (opcode == METAROCE_OP_PROBE)
 		return METAROCE_F_ALL | METAROCE_F_NEW_PORT | METAROCE_F_SEALED;
 	if (mro_wire_is_request(opcode))
@@ -94,6 +96,8 @@ int mro_wire_hdr_len(u8 opcode, u16 flags)
 		return -1;
 	if ((flags & METAROCE_F_ACK_PIGGY) && mro_wire_is_request(opcode))
 		ext_len += METAROCE_ACK_PIGGY_LEN;
+	if ((flags & METAROCE_F_SEALED) && mro_wire_is_datagram(opcode))
+		ext_len += METAROCE_DSEAL_LEN;
 	return METAROCE_BTH_LEN + ext_len;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_wire_hdr_len);
@@ -115,6 +119,13 @@ bool mro_wire_has_payload(u8 opcode)
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_wire_has_payload);
+
+bool mro_wire_is_datagram(u8 opcode)
+{
+	return opcode == METAROCE_OP_UD_SEND ||
+	       opcode == METAROCE_OP_UD_SEND_IMM;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_wire_is_datagram);
 
 bool mro_wire_is_request(u8 opcode)
 {
@@ -179,6 +190,13 @@ static void encode_flush(const struct mro_flush_hdr *f,
 	put_unaligned_be16(0, &w->rsvd);
 }
 
+/* the datagram seal extension: key id, then the nonce's low 56 bits */
+static void encode_dseal(const struct mro_deth_hdr *d, u8 *p)
+{
+	put_unaligned_be64(d->sender_nonce & MRO_WIRE_DSEAL_NONCE_MASK, p);
+	p[0] = d->key_id;
+}
+
 static void encode_ack(const struct mro_ack_hdr *a, struct metaroce_ack *w)
 {
 	int i;
@@ -230,6 +248,12 @@ size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
 	if (h->opcode == METAROCE_OP_HELLO &&
 	    (h->hello.prot > METAROCE_PROT_MAX || !h->hello.nonce))
 		return 0;
+	/* a sealed datagram names its sender's key */
+	if (mro_wire_is_datagram(h->opcode) &&
+	    (h->flags & METAROCE_F_SEALED) &&
+	    (!h->deth.key_id ||
+	     !(h->deth.sender_nonce & MRO_WIRE_DSEAL_NONCE_MASK)))
+		return 0;
 	len = hdr_len;
 	if (room < len)
 		return 0;
@@ -272,6 +296,8 @@ size_t mro_wire_encode(struct mro_hdr *h, void *buf, size_t room)
 	case METAROCE_OP_UD_SEND_IMM:
 		put_unaligned_be32(h->deth.qkey, ext);
 		put_unaligned_be32(h->deth.imm, (u8 *)ext + 4);
+		if (h->flags & METAROCE_F_SEALED)
+			encode_dseal(&h->deth, (u8 *)ext + METAROCE_DETH_LEN);
 		break;
 	case METAROCE_OP_PROBE:
 	case METAROCE_OP_CREDIT:
@@ -357,6 +383,15 @@ static enum mro_wire_err decode_flush(const struct metaroce_flush *w,
 	return MRO_WIRE_OK;
 }
 
+static enum mro_wire_err decode_dseal(const u8 *p, struct mro_deth_hdr *d)
+{
+	d->key_id = p[0];
+	d->sender_nonce = get_unaligned_be64(p) & MRO_WIRE_DSEAL_NONCE_MASK;
+	if (!d->key_id || !d->sender_nonce)
+		return MRO_WIRE_FIELD;
+	return MRO_WIRE_OK;
+}
+
 static enum mro_wire_err decode_ack(const struct metaroce_ack *w,
 				    struct mro_ack_hdr *a)
 {
@@ -413,8 +448,8 @@ enum mro_wire_err mro_wire_peek(const void *buf, size_t len, u16 *hdr_len)
 {
 	const struct metaroce_bth *bth = buf;
 	u32 trailer;
+	u16 hlen, seal;
 	int want;
-	u16 hlen;
 
 	if (len < METAROCE_BTH_LEN + METAROCE_CRC_LEN)
 		return MRO_WIRE_SHORT;
@@ -422,7 +457,9 @@ enum mro_wire_err mro_wire_peek(const void *buf, size_t len, u16 *hdr_len)
 	trailer = mro_wire_trailer_len(get_unaligned_be16(&bth->flags));
 	if (bth->ver != METAROCE_WIRE_VERSION << 4)
 		return MRO_WIRE_VERSION;
-	want = mro_wire_hdr_len(bth->opcode, 0);
+	/* a sealed datagram's headers hold its seal extension */
+	seal = get_unaligned_be16(&bth->flags) & METAROCE_F_SEALED;
+	want = mro_wire_hdr_len(bth->opcode, seal);
 	if (want < 0)
 		return MRO_WIRE_OPCODE;
 	/* the trailer's kind decides what the CRC covers: not after it */
@@ -436,7 +473,7 @@ enum mro_wire_err mro_wire_peek(const void *buf, size_t len, u16 *hdr_len)
 	 */
 	hlen = get_unaligned_be16(&bth->hdr_len);
 	if (hlen != want &&
-	    hlen != mro_wire_hdr_len(bth->opcode, METAROCE_F_ACK_PIGGY))
+	    hlen != mro_wire_hdr_len(bth->opcode, METAROCE_F_ACK_PIGGY | seal))
 		return MRO_WIRE_HDR_LEN;
 	if (len < (size_t)hlen + trailer)
 		return MRO_WIRE_SHORT;
@@ -501,7 +538,12 @@ enum mro_wire_err mro_wire_parse(const void *buf, size_t len,
 	case METAROCE_OP_UD_SEND_IMM:
 		h->deth.qkey = get_unaligned_be32(ext);
 		h->deth.imm = get_unaligned_be32((const u8 *)ext + 4);
-		return MRO_WIRE_OK;
+		h->deth.key_id = 0;
+		h->deth.sender_nonce = 0;
+		if (!(h->flags & METAROCE_F_SEALED))
+			return MRO_WIRE_OK;
+		return decode_dseal((const u8 *)ext + METAROCE_DETH_LEN,
+				    &h->deth);
 	case METAROCE_OP_PROBE:
 	case METAROCE_OP_CREDIT:
 		h->ctrl.token = get_unaligned_be32(ext);

@@ -74,6 +74,9 @@ struct mro_read_resp_hdr {
 struct mro_deth_hdr {
 	u32 qkey;
 	u32 imm;
+	/* the datagram seal extension, on a sealed datagram only */
+	u8 key_id;
+	u64 sender_nonce;	/* 56 bits */
 };
 
 struct mro_ctrl_hdr {
@@ -130,6 +133,11 @@ u32 mro_wire_trailer_len(u16 flags);
 bool mro_wire_has_payload(u8 opcode);
 /* whether @opcode is a request from requester to responder */
 bool mro_wire_is_request(u8 opcode);
+/* UD_SEND or UD_SEND_IMM */
+bool mro_wire_is_datagram(u8 opcode);
+
+/* the datagram nonce of struct metaroce_dseal: 56 bits */
+#define MRO_WIRE_DSEAL_NONCE_MASK	0x00ffffffffffffffULL
 /* the METAROCE_F_* flags a packet with @opcode may carry */
 u16 mro_wire_flags_valid(u8 opcode);
 
