@@ -268,8 +268,18 @@ static bool rx_hook(void *arg, const struct mro_hdr *h, const u8 *payload,
 		    u16 sport, const char *why)
 {
 	struct cx *cx = arg;
+	const u8 *raw;
 	struct pkt *p;
+	size_t len;
 
+	/* a sealed datagram: keep it as it came, and whether it opened */
+	raw = rp_rx_raw(cx->ep, &len);
+	if (raw && cx->cfg.ud && len <= sizeof(cx->raw)) {
+		memcpy(cx->raw, raw, len);
+		cx->raw_len = len;
+		snprintf(cx->raw_why, sizeof(cx->raw_why), "%s",
+			 h ? "" : why ? why : "?");
+	}
 	if (!h) {
 		cx->refused++;
 		if (cx->g->verbose)
@@ -436,6 +446,51 @@ void cx_raw(struct cx *cx, const u8 *buf, size_t len)
 	rp_send_datagram(cx->ep, buf, len, cx->slot);
 }
 
+u64 cx_rand_nonce(void)
+{
+	u64 n = 0;
+
+	while (!n)
+		n = ((u64)rand32() << 32 | rand32()) & ((1ULL << 56) - 1);
+	return n;
+}
+
+size_t cx_dgram(struct cx *cx, struct mro_hdr *h, const void *payload,
+		u32 len, u8 prot, const u8 *dev_key, u8 key_len, u8 key_id,
+		u64 nonce, u64 ctr, u8 *buf)
+{
+	u8 key[RP_MAX_KEY];
+	unsigned int i;
+	size_t n;
+	int r;
+
+	if (!h->dqpn)
+		h->dqpn = cx->tqpn;
+	if (!h->sqpn)
+		h->sqpn = cx->cfg.qpn;
+	h->flags |= METAROCE_F_SEALED;
+	/* the encoder refuses 0s there (EXT-13): written over below */
+	h->deth.key_id = key_id ? key_id : 1;
+	h->deth.sender_nonce = nonce ? nonce : 1;
+	h->path = cx->slot;
+	h->path_seq = cx->seq++;
+	h->tsval = (u32)cx_now_us();
+	n = mro_wire_encode(h, buf, 4096);
+	if (!n || n + len + METAROCE_SEAL_LEN > 4096 ||
+	    rp_kdf_dgram_key(dev_key, key_len, key_id, h->sqpn, nonce, key))
+		return 0;
+	h->deth.key_id = key_id;
+	h->deth.sender_nonce = nonce;
+	buf[METAROCE_BTH_LEN + METAROCE_DETH_LEN] = key_id;
+	for (i = 0; i < 7; i++)
+		buf[METAROCE_BTH_LEN + METAROCE_DETH_LEN + 1 + i] =
+			nonce >> (48 - 8 * i);
+	if (len)
+		memcpy(buf + n, payload, len);
+	r = rp_dgram_seal(key, key_len, prot, key_id, ctr, buf, n, n + len);
+	return r < 0 ? 0 : r;
+}
+
 void cx_recrc(u8 *buf, size_t len)
 {
 	mro_wire_seal(buf, len - METAROCE_CRC_LEN);
@@ -570,7 +625,8 @@ int cx_setup(struct cx *cx, const struct cx_opts *o)
 		cx->cfg.hello = false;
 		cx->cfg.qkey = 0x7e57e57e;
 	}
-	cx->cfg.prot = o->ud ? METAROCE_PROT_NONE : cx->g->prot;
+	/* UD too: a protected device's datagrams are sealed (PROT-18) */
+	cx->cfg.prot = cx->g->prot;
 	memcpy(cx->cfg.key, cx->g->key, sizeof(cx->cfg.key));
 	cx->cfg.key_len = cx->g->key_len;
 	cx->cfg.key_id = cx->g->key_id;
@@ -882,6 +938,8 @@ int main(int argc, char **argv)
 		cx.hellos_out = 0;
 		cx.slot = 0;
 		cx.nctr0 = 0;
+		cx.raw_len = 0;
+		cx.raw_why[0] = 0;
 		fflush(stdout);
 		if (!(c->flags & CF_MANUAL) && cx_setup(&cx, NULL)) {
 			if (!cx.fails)

@@ -95,6 +95,10 @@ struct cx {
 	unsigned int nq;
 	unsigned int refused;	/* datagrams the tester's decode refused */
 	struct mro_hdr my_hello;	/* the tester's latest HELLO */
+	/* the latest sealed datagram as it arrived, opened or refused */
+	u8 raw[4096];
+	size_t raw_len;
+	char raw_why[64];	/* why the tester refused it ("": opened) */
 	struct ctr ctr0[CX_MAX_CTRS];
 	unsigned int nctr0;
 	int fails;
@@ -157,6 +161,18 @@ int cx_send(struct cx *cx, struct mro_hdr *h, const void *payload, u32 len);
 size_t cx_build(struct cx *cx, struct mro_hdr *h, const void *payload,
 		u32 len, u8 *buf);
 void cx_raw(struct cx *cx, const u8 *buf, size_t len);
+/*
+ * A sealed datagram built by hand (Packet protection, Datagrams): @h (a
+ * UD_SEND or UD_SEND_IMM; dqpn and sqpn default as in cx_build()) with the
+ * seal extension (@key_id, @nonce), sealed in mode @prot with counter @ctr
+ * under the datagram key derived from @dev_key (@key_len bytes) for the
+ * key id, h->sqpn and the nonce; its length in @buf, or 0
+ */
+size_t cx_dgram(struct cx *cx, struct mro_hdr *h, const void *payload,
+		u32 len, u8 prot, const u8 *dev_key, u8 key_len, u8 key_id,
+		u64 nonce, u64 ctr, u8 *buf);
+/* a random nonzero 56-bit datagram nonce */
+u64 cx_rand_nonce(void);
 void cx_recrc(u8 *buf, size_t len);
 /* wait at most @ms for a packet of @opcode (0: any but HELLO) */
 struct pkt *cx_wait(struct cx *cx, u8 opcode, int ms);

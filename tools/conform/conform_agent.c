@@ -202,7 +202,7 @@ static void cmd_create(struct agent *a, const char *l)
 		a->cfg.ud = true;
 		a->cfg.paths = 1;
 		a->cfg.hello = false;
-		a->cfg.prot = METAROCE_PROT_NONE;
+		/* the device's mode: its datagrams sealed or not (PROT-18) */
 		a->cfg.qkey = agent_u64(l, "qkey", &v) ? v : 0x11111111;
 	}
 	a->created = true;

@@ -165,7 +165,8 @@ int rp_poll_cq(struct rp_ep *ep, struct rp_wc *wc, int n);
 /*
  * Scripting.  rp_send_hdr() encodes @h (the caller fills opcode, flags,
  * the extension, and psn; dqpn and sqpn default to the connection's when
- * 0), seals it if the connection is protected (not HELLO or UD), and sends
+ * 0), seals it if the connection is protected (not HELLO; a UD
+ * endpoint's datagrams with its own datagram key), and sends
  * it from path slot @slot with @payload; path, path_seq and tsval are
  * filled unless @raw_fields.  rp_send_datagram() sends @len bytes exactly
  * as given from slot @slot.
@@ -249,6 +250,28 @@ struct rp_conn_end {
 int rp_kdf_conn_keys(const u8 *dev_key, size_t dev_key_len, u8 key_id,
 		     const struct rp_conn_end *a, const struct rp_conn_end *b,
 		     u8 *key_a_to_b, u8 *key_b_to_a, size_t key_len);
+
+/*
+ * Datagrams (protocol.rst, Packet protection, Datagrams): the sending
+ * key of UD QP @qpn with datagram nonce @nonce (56 bits) under device key
+ * @dev_key (16 or 32 bytes) of id @key_id, @dev_key_len bytes into @key
+ * (PROT-18)
+ */
+int rp_kdf_dgram_key(const u8 *dev_key, size_t dev_key_len, u8 key_id,
+		     u32 qpn, u64 nonce, u8 *key);
+/*
+ * Seal the datagram of @len bytes in @buf (@hdr_len of them headers,
+ * encoded with SEALED and the seal extension) under the datagram key
+ * @key with counter @ctr: the tag and counter are written at @buf + @len;
+ * the new length, or -1.  rp_dgram_open() the reverse: 0, or -1 when the
+ * tag fails.  No key cache or replay window: for tests.
+ */
+int rp_dgram_seal(const u8 *key, size_t key_len, u8 prot, u8 key_id,
+		  u64 ctr, u8 *buf, size_t hdr_len, size_t len);
+int rp_dgram_open(const u8 *key, size_t key_len, u8 prot, u8 key_id,
+		  u8 *buf, size_t hdr_len, size_t len);
+/* a UD endpoint's datagram nonce (0: it sends unsealed, or is not in RTS) */
+u64 rp_dgram_nonce(struct rp_ep *ep);
 
 /* map an IPv4 address to the GID (::ffff:a.b.c.d) the kernel uses */
 void rp_ipv4_gid(struct in_addr ip, u8 gid[16]);

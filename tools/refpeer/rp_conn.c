@@ -139,7 +139,7 @@ static int cfg_check(const struct rp_cfg *c)
 {
 	if (c->paths < 1 || c->paths > RP_MAX_PATHS || c->sport_span < c->paths)
 		return -1;
-	if (c->ud && (c->paths != 1 || c->prot != METAROCE_PROT_NONE))
+	if (c->ud && c->paths != 1)
 		return -1;
 	if (c->window < METAROCE_WINDOW_MIN || c->window > METAROCE_WINDOW_MAX ||
 	    (c->window & (c->window - 1)))
@@ -149,8 +149,10 @@ static int cfg_check(const struct rp_cfg *c)
 		return -1;
 	if (c->prot > METAROCE_PROT_MAX)
 		return -1;
+	/* a protected RC QP keys from its HELLOs; a UD QP from its own nonce */
 	if (c->prot != METAROCE_PROT_NONE &&
-	    ((c->key_len != 16 && c->key_len != 32) || !c->key_id || !c->hello))
+	    ((c->key_len != 16 && c->key_len != 32) || !c->key_id ||
+	     (!c->hello && !c->ud)))
 		return -1;
 	return 0;
 }
@@ -184,6 +186,12 @@ struct rp_ep *rp_ep_create(const struct rp_cfg *cfg)
 			ep->nonce = rp_rand(ep);
 	ep->ts_offset = (u32)rp_rand(ep);
 	ep->rx_fd = -1;
+	/* the device opens datagrams by its mode (PROT-20) */
+	if (cfg->prot != METAROCE_PROT_NONE) {
+		ep->dgram = rp_dgram_new(ep);
+		if (!ep->dgram)
+			goto fail;
+	}
 
 	ep->sq = calloc(RP_SQ_SIZE, sizeof(*ep->sq));
 	ep->psn = calloc(RP_PSN_RING, sizeof(*ep->psn));
@@ -238,6 +246,7 @@ void rp_ep_destroy(struct rp_ep *ep)
 	for (i = 0; i < ep->nheld; i++)
 		free(ep->held[i].buf);
 	rp_crypto_free(ep->crypto);
+	rp_dgram_free(ep->dgram);
 	free(ep->sq);
 	free(ep->psn);
 	free(ep->retx);
@@ -250,6 +259,11 @@ void rp_ep_destroy(struct rp_ep *ep)
 
 int rp_ep_connect(struct rp_ep *ep)
 {
+	/* a UD QP entering RTS with protection on: its sending key (PROT-18) */
+	if (ep->cfg.ud && ep->dgram && rp_dgram_tx_start(ep->dgram, ep->cfg.qpn)) {
+		rp_fail(ep, "QP %u: no datagram key", ep->cfg.qpn);
+		return -1;
+	}
 	ep->connected = true;
 	if (ep->cfg.hello && !ep->cfg.ud)
 		rp_hello_start(ep);
@@ -558,13 +572,25 @@ static int build(struct rp_ep *ep, struct mro_hdr *h, const void *payload,
 		h->tsval = (u32)rp_now_us() + ep->ts_offset;
 		if (ep->crypto && !hello && !ud)
 			h->flags |= METAROCE_F_SEALED;
+		/* a UD QP that entered RTS protected seals every datagram */
+		if (ud && ep->cfg.ud &&
+		    rp_dgram_tx_fields(ep->dgram, &h->deth.key_id,
+				       &h->deth.sender_nonce))
+			h->flags |= METAROCE_F_SEALED;
 	}
 	n = mro_wire_encode(h, buf, sizeof(ep->txbuf) - METAROCE_SEAL_LEN);
 	if (!n || n + len + METAROCE_SEAL_LEN > sizeof(ep->txbuf))
 		return -1;
 	if (len)
 		memcpy(buf + n, payload, len);
-	if (h->flags & METAROCE_F_SEALED) {
+	if ((h->flags & METAROCE_F_SEALED) && ud) {
+		if (!ep->dgram)
+			return -1;
+		r = rp_dgram_tx_seal(ep->dgram, buf, n, n + len);
+		if (r < 0)
+			return -1;
+		total = r;
+	} else if (h->flags & METAROCE_F_SEALED) {
 		if (!ep->crypto)
 			return -1;
 		r = rp_crypto_seal(ep->crypto, buf, n, n + len);
@@ -674,6 +700,64 @@ static bool rx_refuse(struct rp_ep *ep, u64 *ctr, u16 sport, const char *why)
 	return false;
 }
 
+#define RP_GSI_QPN	1	/* QP 1: its datagrams are never sealed */
+
+/*
+ * Packet protection, Datagrams (PROT-20): the device opens a datagram by
+ * its own mode before any QP sees it.  True when it may go on (opened in
+ * place, or unsealed where that is right).
+ */
+static bool dgram_open(struct rp_ep *ep, const struct mro_hdr *h, u8 *buf,
+		       size_t len, u16 sport)
+{
+	bool prot = ep->cfg.prot != METAROCE_PROT_NONE;
+	bool sealed = h->flags & METAROCE_F_SEALED;
+	int r;
+
+	if (sealed && h->dqpn == RP_GSI_QPN)
+		return rx_refuse(ep, &ep->st.rx_drop_auth, sport,
+				 "sealed datagram to QP 1");
+	if (sealed && !prot)
+		return rx_refuse(ep, &ep->st.rx_drop_auth, sport,
+				 "sealed datagram, protection none");
+	if (!sealed && prot && h->dqpn != RP_GSI_QPN)
+		return rx_refuse(ep, &ep->st.rx_drop_auth, sport,
+				 "unsealed datagram, protection on");
+	if (!sealed)
+		return true;
+	r = rp_dgram_rx_open(ep->dgram, h->deth.key_id, h->sqpn,
+			     h->deth.sender_nonce, buf, h->hdr_len, len);
+	if (r == -3)
+		return rx_refuse(ep, &ep->st.rx_drop_auth, sport,
+				 "datagram key id not held");
+	if (r == -2)
+		return rx_refuse(ep, &ep->st.rx_drop_replay, sport,
+				 "datagram replay");
+	if (r == -4)
+		return rx_refuse(ep, &ep->st.rx_drop_unkeyed, sport,
+				 "no room for a new sender's key");
+	if (r) {
+		if (!ep->dgram_auth_logged++)
+			fprintf(stderr, "refpeer: QP %u: a datagram from QP %u (datagram nonce %#llx) fails authentication under key id %u: the sender has another key of that id or mode, or the datagram is forged\n",
+				ep->cfg.qpn, h->sqpn,
+				(unsigned long long)h->deth.sender_nonce,
+				h->deth.key_id);
+		return rx_refuse(ep, &ep->st.rx_drop_auth, sport,
+				 "datagram tag");
+	}
+	return true;
+}
+
+u64 rp_dgram_nonce(struct rp_ep *ep)
+{
+	u8 key_id;
+	u64 nonce = 0;
+
+	if (!ep->cfg.ud || !rp_dgram_tx_fields(ep->dgram, &key_id, &nonce))
+		return 0;
+	return nonce;
+}
+
 static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 		   const struct sockaddr_in *from, bool ce)
 {
@@ -720,6 +804,10 @@ static void rx_one(struct rp_ep *ep, u8 *buf, size_t len,
 		return;
 	}
 	h.ce = ce;
+	if ((h.opcode == METAROCE_OP_UD_SEND ||
+	     h.opcode == METAROCE_OP_UD_SEND_IMM) &&
+	    !dgram_open(ep, &h, buf, len, sport))
+		return;
 	if (h.dqpn != ep->cfg.qpn)
 		ep->st.rx_drop_no_qp++;
 	if (h.dqpn != ep->cfg.qpn ||

@@ -144,6 +144,7 @@ struct rp_held {		/* a packet the reorder simulation holds back */
 };
 
 struct rp_crypto;
+struct rp_dgram;
 
 struct rp_ep {
 	struct rp_cfg cfg;
@@ -168,6 +169,9 @@ struct rp_ep {
 	u64 hello_ivl_max_us;		/* the HELLO timer's cap: 64 x its base */
 	u8 chosen_key_id;
 	struct rp_crypto *crypto;	/* NULL until keyed (or prot none) */
+	/* datagram keys (protection on): this QP's, and its senders' */
+	struct rp_dgram *dgram;
+	unsigned int dgram_auth_logged;	/* datagram tag failures logged */
 
 	/* requester */
 	struct rp_wqe *sq;
@@ -285,5 +289,26 @@ int rp_crypto_seal(struct rp_crypto *c, u8 *buf, size_t hdr_len,
 /* open a sealed packet of @len bytes in place; 0 or -1 (tag), -2 (replay) */
 int rp_crypto_open(struct rp_crypto *c, u8 *buf, size_t hdr_len,
 		   size_t len);
+
+/*
+ * Datagrams (Packet protection, Datagrams): the device's view of sealed
+ * UD datagrams, one per endpoint with protection on
+ */
+struct rp_dgram *rp_dgram_new(struct rp_ep *ep);
+void rp_dgram_free(struct rp_dgram *d);
+/* entering RTS: a new datagram nonce and sending key (PROT-18) */
+int rp_dgram_tx_start(struct rp_dgram *d, u32 qpn);
+/* the key id and nonce of the seal extension; false before RTS */
+bool rp_dgram_tx_fields(const struct rp_dgram *d, u8 *key_id, u64 *nonce);
+/* seal a datagram of @len bytes in place; the new length, or -1 */
+int rp_dgram_tx_seal(struct rp_dgram *d, u8 *buf, size_t hdr_len,
+		     size_t len);
+/*
+ * open a sealed datagram of @len bytes from sender (@key_id, @qpn,
+ * @nonce) in place: 0, -1 (tag), -2 (replay), -3 (a key id not held), -4
+ * (a new sender, and no kept one free to go)
+ */
+int rp_dgram_rx_open(struct rp_dgram *d, u8 key_id, u32 qpn, u64 nonce,
+		     u8 *buf, size_t hdr_len, size_t len);
 
 #endif /* RP_INTERNAL_H */

@@ -117,6 +117,91 @@ static void codec(void)
 	       "codec: corrupted payload fails the CRC");
 }
 
+/*
+ * Datagram keys and seals (PROT-18, PROT-19, EXT-13): known answers
+ * computed apart from this code (Python: hmac/hashlib HKDF, the
+ * cryptography package's AESGCM) from protocol.rst's layout
+ */
+static void dgram_kat(void)
+{
+	static const char *const want_tail[2] = {
+		/* auth, counter 5: the clear payload, tag, counter */
+		"646174616772616d353e76153ae2328865c39b67a4568d8f0000000000000005",
+		/* encrypt, counter 6 */
+		"e34c2e39604d92bf80b099e346b2910160ed156cb8784d1f0000000000000006",
+	};
+	u8 dev[32], key[32], want[32], buf[128], copy[128], tail[32];
+	struct mro_hdr h = { 0 }, d;
+	size_t n;
+	int i, len;
+
+	seq(dev, 0, 32);
+	hex("4bdec3e38e667c5219e95f8da1d651fadd6a6b45b3a0c209e7ac9cf34f9c1e0d", want);
+	expect(!rp_kdf_dgram_key(dev, 32, 1, 0x11, 0x0123456789abcdULL, key) &&
+	       !memcmp(key, want, 32), "datagram key: known answer, 32 bytes");
+	hex("abd2fac542278e1943969591ab45c46668f2111e0baa7b8bbd9b3b728337a4cc", want);
+	expect(!rp_kdf_dgram_key(dev, 32, 1, 0x123456, 0x0123456789abcdULL, key) &&
+	       !memcmp(key, want, 32), "datagram key: kdf_test.c known answer");
+	hex("ee54cc7c474c77c57368005fbd4bed1f", want);
+	expect(!rp_kdf_dgram_key(dev, 16, 2, 0xabcdef, 0xfedcba98765432ULL, key) &&
+	       !memcmp(key, want, 16), "datagram key: known answer, 16 bytes");
+	expect(rp_kdf_dgram_key(dev, 16, 2, 0xabcdef, 1ULL << 56, key) != 0,
+	       "datagram key: a nonce over 56 bits refused");
+
+	/* UD_SEND_IMM with the seal extension: 44 header bytes */
+	h.opcode = METAROCE_OP_UD_SEND_IMM;
+	h.flags = METAROCE_F_FIRST | METAROCE_F_LAST | METAROCE_F_SEALED;
+	h.dqpn = 0x123;
+	h.sqpn = 0xabcdef;
+	h.psn = 7;
+	h.path_seq = 9;
+	h.tsval = 10;
+	h.deth.qkey = 0x1c0ffee1;
+	h.deth.imm = 0x5eed;
+	h.deth.key_id = 2;
+	h.deth.sender_nonce = 0xfedcba98765432ULL;
+	n = mro_wire_encode(&h, buf, sizeof(buf));
+	expect(n == 44 && buf[36] == 2 && buf[37] == 0xfe && buf[43] == 0x32,
+	       "codec: sealed UD_SEND_IMM carries key id and nonce at 36..43");
+	for (i = 0; i < 2; i++) {
+		u8 prot = i ? METAROCE_PROT_ENCRYPT : METAROCE_PROT_AUTH;
+
+		n = mro_wire_encode(&h, buf, sizeof(buf));
+		memcpy(buf + n, "datagram", 8);
+		len = rp_dgram_seal(key, 16, prot, 2, 5 + i, buf, n, n + 8);
+		hex(want_tail[i], tail);
+		expect(len == 76 && !memcmp(buf + 44, tail, 32),
+		       i ? "datagram seal: encrypt known answer" :
+			   "datagram seal: auth known answer");
+		memcpy(copy, buf, len);
+		expect(mro_wire_decode(copy, len, &d) == MRO_WIRE_OK &&
+		       d.hdr_len == 44 && d.payload_len == 8 &&
+		       d.deth.key_id == 2 &&
+		       d.deth.sender_nonce == 0xfedcba98765432ULL &&
+		       !rp_dgram_open(key, 16, prot, 2, copy, 44, len) &&
+		       !memcmp(copy + 44, "datagram", 8),
+		       "datagram seal: decodes and opens");
+		memcpy(copy, buf, len);
+		copy[40] ^= 0x80;	/* the nonce is authenticated */
+		expect(rp_dgram_open(key, 16, prot, 2, copy, 44, len) == -1,
+		       "datagram seal: an altered seal extension fails the tag");
+		memcpy(copy, buf, len);
+		expect(rp_dgram_open(key, 16, prot ^ 3, 2, copy, 44, len) == -1,
+		       "datagram seal: the other mode fails the tag (PROT-24)");
+	}
+	buf[36] = 0;
+	expect(mro_wire_parse(buf, 76, &d) == MRO_WIRE_FIELD,
+	       "codec: seal extension key id 0 is a field error");
+	buf[36] = 2;
+	memset(buf + 37, 0, 7);
+	expect(mro_wire_parse(buf, 76, &d) == MRO_WIRE_FIELD,
+	       "codec: seal extension nonce 0 is a field error");
+	buf[18] = 0;		/* hdr_len */
+	buf[19] = 36;
+	expect(mro_wire_parse(buf, 76, &d) == MRO_WIRE_HDR_LEN,
+	       "codec: sealed datagram with hdr_len 36 is a hdr_len error");
+}
+
 /* two ends of one connection, keyed as the HELLOs would key them */
 static void fake_pair(struct rp_ep *a, struct rp_ep *b, u8 prot)
 {
@@ -210,6 +295,7 @@ int main(void)
 	rfc5869();
 	kdf_kat();
 	codec();
+	dgram_kat();
 	protection(METAROCE_PROT_AUTH, "auth");
 	protection(METAROCE_PROT_ENCRYPT, "encrypt");
 	printf("%d failed\n", fails);

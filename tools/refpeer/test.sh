@@ -5,7 +5,8 @@
 # refpeer processes (server on 127.0.0.2, client on 127.0.0.1) connected
 # through the TCP side channel, each case asserting that data moved and
 # every byte was verified (or, for the failure cases, that the connection
-# ended with the expected message).  Needs root (privileged source ports).
+# ended with the expected message, or that the receiver refused and
+# counted every datagram).  Needs root (privileged source ports).
 # Usage: ./test.sh [-v]
 
 set -u
@@ -80,6 +81,21 @@ expect_fail() {
 	result $? "$name"
 }
 
+# UD datagrams the server must refuse, every one, counted under @counter
+# in its statistics line; @pattern must be in its messages
+expect_ud_refused() {
+	local name=$1 counter=$2 pattern=$3 sent refused
+	shift 3
+	run "$@"
+	sent=$(sed -n 's/^refpeer server: 0 messages received, client sent \([0-9]*\)$/\1/p' \
+		"$TMP/s.err")
+	refused=$(sed -n "s/^refpeer server: tx .* $counter \([0-9]*\) .*/\1/p" \
+		"$TMP/s.err")
+	[ "$crc" != 0 ] && [ "$src" != 0 ] && [ "${sent:-0}" -gt 0 ] &&
+		[ "$refused" = "$sent" ] && grep -q -- "$pattern" "$TMP/s.err"
+	result $? "$name (${refused:-?} of ${sent:-?} refused as $counter)"
+}
+
 if [ "$(id -u)" != 0 ]; then
 	echo "# test.sh needs root: the source ports are privileged (512..1023)"
 	exit 1
@@ -89,7 +105,7 @@ make -s || exit 1
 ./rp_selftest >"$TMP/c.out" 2>&1
 crc=$?
 : >"$TMP/c.err"; : >"$TMP/s.out"; : >"$TMP/s.err"
-result "$crc" "self test: CRC32C, HKDF RFC 5869 A.1-A.3, kdf_test.c known answers, codec"
+result "$crc" "self test: CRC32C, HKDF RFC 5869 A.1-A.3, kdf_test.c known answers, datagram key and seal known answers, codec"
 
 expect_ok "none, 1 path, 64 MiB write+send+read" \
 	--bytes 64M -- --bytes 64M
@@ -104,6 +120,26 @@ expect_ok "atomics (FETCH_ADD x17, CMP_SWAP) and read, 2% loss" \
 	--bytes 1M --drop 2 -- --bytes 1M --ops atomic,read --drop 2
 expect_ok "UD, 8 MiB in MTU datagrams with immediate" \
 	--ud -- --ud --bytes 8M
+expect_ok "UD sealed, auth AES-128-GCM, 8 MiB in MTU datagrams" \
+	--ud --prot auth --key "$KEY16" -- \
+	--ud --bytes 8M --prot auth --key "$KEY16"
+expect_ok "UD sealed, encrypt AES-256-GCM, 8 MiB in MTU datagrams" \
+	--ud --prot encrypt --key "$KEY32" -- \
+	--ud --bytes 8M --prot encrypt --key "$KEY32"
+expect_ud_refused "UD auth with a wrong key: every datagram fails its tag" \
+	auth "a datagram from QP .* fails authentication under key id 1" \
+	--ud --prot auth --key "$KEY16" -- \
+	--ud --bytes 1M --prot auth --key "$BADKEY"
+expect_ud_refused "UD encrypt datagrams to an auth receiver fail their tag" \
+	auth "fails authentication under key id 1" \
+	--ud --prot auth --key "$KEY16" -- \
+	--ud --bytes 1M --prot encrypt --key "$KEY16"
+expect_ud_refused "UD unsealed datagrams to a protected receiver refused" \
+	auth "unsealed datagram" \
+	--ud --prot encrypt --key "$KEY16" -v -v -v -- --ud --bytes 256K
+expect_ud_refused "UD sealed datagrams to an unprotected receiver refused" \
+	auth "sealed datagram, protection none" \
+	--ud -v -v -v -- --ud --bytes 256K --prot auth --key "$KEY16"
 PATHS_WANT=4 expect_ok "auth AES-128-GCM, 4 paths, 1% loss, 16 MiB" \
 	--bytes 16M --paths 4 --prot auth --key "$KEY16" --drop 1 -- \
 	--bytes 16M --paths 4 --prot auth --key "$KEY16" --drop 1
