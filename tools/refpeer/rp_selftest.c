@@ -267,7 +267,7 @@ static void protection(u8 prot, const char *name)
 	expect(rp_crypto_open(cb, copy, 64, n) == -1, what);
 	memcpy(copy, pkt, n);
 	expect(!rp_crypto_open(cb, copy, 64, n), "  and the genuine one opens");
-	/* counter 0 is now more than 1024 behind the highest accepted */
+	/* counter 0 is now 1024 or more behind the highest accepted */
 	snprintf(what, sizeof(what), "%s: a counter 1024 behind is refused", name);
 	expect(rp_crypto_open(cb, old, 64, n) == -2, what);
 	rp_crypto_free(ca);
