@@ -26,17 +26,19 @@
 #                          [--apps "nvme nfs apps mpi"] [--impair "clean loss1"]
 #                          [--nvme-impair "clean loss1 loss5 reorder25"]
 #                          [--jobs "seq128k rand4k"] [--size-seq 32M] [--size-rand 8M]
-#                          [--ko metaroce.ko] [--out DIR]
+#                          [--ko metaroce.ko] [--out DIR] [--report-only]
 #
 # --impair is the impairments of nfs, apps and mpi; nvme has its own list.
 # Defaults as shown; --out out/bench-apps/<UTC time>.  The module is built
-# (scripts/matrix.sh) unless --ko names one.  rxe at 5 % loss moves
+# (scripts/matrix.sh) unless --ko names one.  --report-only runs nothing
+# and writes DIR/report.md from the runs already in --out DIR (after one
+# application's runs were redone there, e.g. on a host that was busy).  rxe at 5 % loss moves
 # well under 1 MB/s: give it smaller sizes, or fewer impairments, with a
 # second run (--transports rxe --out DIR2), and read the two reports
 # together.
 set -euo pipefail
 main() {
-	local caller=$PWD repo dist=bookworm transports="metaroce rxe" ko='' out=''
+	local caller=$PWD repo dist=bookworm transports="metaroce rxe" ko='' out='' runs=1
 	local apps="nvme nfs apps mpi" impair="clean loss1"
 	local nv_impair="clean loss1 loss5 reorder25" jobs="seq128k rand4k" sseq=32M srand=8M
 	repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -52,6 +54,7 @@ main() {
 		--size-rand) srand=$2; shift 2 ;;
 		--ko) ko=$(cd "$caller" && realpath "$2"); shift 2 ;;
 		--out) out=$2; shift 2 ;;
+		--report-only) runs=0; shift ;;
 		-h|--help) sed -n '4,/^set -e/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 		esac
@@ -63,7 +66,7 @@ main() {
 	log() { printf '[bench-apps %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 	command -v jq >/dev/null || apt-get install -y -q jq >/dev/null
 
-	if [ -z "$ko" ]; then
+	if [ "$runs" = 1 ] && [ -z "$ko" ]; then
 		log "building metaroce.ko for $dist"
 		scripts/matrix.sh "$dist" >"$out/build.log" 2>&1
 		local kos=(out/"$dist"/*/metaroce.ko)
@@ -71,6 +74,7 @@ main() {
 	fi
 	local a t files rc
 	for a in $apps; do
+		[ "$runs" = 1 ] || break
 		for t in $transports; do
 			[ "$a" = mpi ] && [ "$t" != metaroce ] && continue
 			files=$out/files-$a-$t
@@ -107,7 +111,10 @@ main() {
 		echo
 		local cmd="tests/vm/bench-apps.sh --dist $dist --transports \"$transports\" --apps \"$apps\""
 		[ "$apps" = nvme ] || cmd+=" --impair \"$impair\""
-		case " $apps " in *" nvme "*) cmd+=" --nvme-impair \"$nv_impair\"" ;; esac
+		case " $apps " in
+		*" nvme "*) cmd+=" --nvme-impair \"$nv_impair\" --jobs \"$jobs\""
+			    cmd+=" --size-seq $sseq --size-rand $srand" ;;
+		esac
 		echo "Command: \`$cmd\`" \
 			"($(date -u +%Y-%m-%d)); one pair boot per application and transport, netem on" \
 			"both VMs' eth0.  *QP errors* (NVMe) = metaroce's qp_errors over both VMs" \
