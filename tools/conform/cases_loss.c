@@ -287,21 +287,33 @@ static void c_credit_limit(struct cx *cx)
  * SACK shows a PSN lost at once (LOSS-3): a SEND X, then 150 ms later a
  * WRITE of 6 or more PSNs, all SACKed, X not: a PSN at least the
  * reordering distance (3 here) above X was delivered, and it left 150 ms
- * after X, more than the reordering window (half the 200 ms round trip
- * of one sample).  X is resent before the tail-loss probe (due 300 ms
- * after X left, 150 ms after the ACK).  Then the tester acknowledges X
- * echoing X's first transmission: the resend was spurious (LOSS-8).
+ * after X, more than the reordering window (rttvar, about 110 ms after
+ * the two samples).  The SACK echoes the warm-up SEND, not the WRITE:
+ * its sample (about 350 ms) goes to the one path that has samples, so no
+ * path looks faster than X's and the window has no spread (LOSS-3's
+ * "spread"; a fresh 1 ms sample on the WRITE's path would add some 200 ms
+ * to it, and X would be due when the tail-loss probe is).  X is resent
+ * before the tail-loss probe.  Then the tester acknowledges X echoing X's
+ * first transmission: the resend was spurious (LOSS-8).
  */
 static void c_loss_sack(struct cx *cx)
 {
 	struct cx_opts o = { .create = "timeout=18 retry=7" };
-	struct pkt *x, *f, *l, *r, *pr;
+	struct pkt *x, *f, *l, *r, *pr, *w;
 	unsigned int from, n;
 	u32 psn_x;
 	u64 t_ack, sack = 0;
 
-	if (cx_setup(cx, &o) || !warm_rtt(cx, 1, cx->tpsn, 200, 512))
+	if (cx_setup(cx, &o))
 		return;
+	from = cx->nq;
+	if (!warm_rtt(cx, 1, cx->tpsn, 200, 512))
+		return;
+	/* the newest transmission of the warm-up SEND, as warm_rtt() took */
+	for (w = NULL; from < cx->nq; from++)
+		if (cx->q[from].h.opcode == METAROCE_OP_SEND &&
+		    cx->q[from].h.psn == cx->tpsn)
+			w = &cx->q[from];
 	psn_x = cx->tpsn + 1;
 	from = cx->nq;
 	CHECK(cx, !cx_agent(cx, "SEND wr=2 off=0 len=16"), "post SEND");
@@ -319,7 +331,7 @@ static void c_loss_sack(struct cx *cx)
 	cx_snap(cx);
 	from = cx->nq;
 	t_ack = cx_now_us();
-	ack_to(cx, l, psn_x, psn_x + 512, sack);
+	ack_to(cx, w, psn_x, psn_x + 512, sack);
 	r = await_at(cx, from, METAROCE_OP_SEND, psn_x, true, 1000);
 	pr = first_probe(cx, from);
 	CHECK(cx, r != NULL, "X was not resent within 1 s of the SACK");
@@ -331,6 +343,10 @@ static void c_loss_sack(struct cx *cx)
 	      (unsigned long long)(r->t_us - t_ack));
 	cx_note(cx, "X resent %llu us after the SACK",
 		(unsigned long long)(r->t_us - t_ack));
+	/* at once: not by the reorder timer, a reordering window later */
+	CHECK(cx, r->t_us - t_ack < 50000,
+	      "X resent %llu us after the SACK, not at once: the SACK's time condition did not hold",
+	      (unsigned long long)(r->t_us - t_ack));
 	/* the ACK of X echoes its first transmission: a spurious resend */
 	cx_pump(cx, 5);
 	ack_to(cx, x, psn_x + 1 + n, psn_x + 1 + n + 512, 0);
