@@ -395,8 +395,10 @@ cat "$LAB_WORK/other-key-client.log"
 lab_check other-key-no-data sh -c "! grep -Eq '$DC_PAT' '$LAB_WORK/other-key-client.log'"
 lab_check other-key-refused test "$(mro_counter mr1 rx_drop_auth)" -gt "$auth0"
 lab_check_grep other-key-logged 'mr1: QP [0-9]+: a packet from peer QP [0-9]+ fails authentication under key id 2: the peer has another key of that id' dmesg
-# its datagrams too: a key derived from other bytes opens none of them
+# its datagrams too: a key derived from other bytes opens none of them,
+# and the first sender whose key fails is logged
 ud_refused ud-other-key $((port++))
+lab_check_grep ud-other-key-logged 'mr1: a datagram from QP [0-9]+ fails authentication under key id 2: the sender has another key of that id or another mode' dmesg
 
 # mr2 without protection against mr1's auth: the negotiation ends it
 lab_check mode-none-mr2 put "$P2/protection" none

@@ -253,9 +253,14 @@ static enum mro_rx_verdict mro_dgram_open_at(struct mro_dgram_rx *rx,
 		return MRO_RXV_REPLAY;
 	if (mro_aead_open(&s->dir, mode, pkt, hdr->hdr_len,
 			  len - MRO_AEAD_SEQ_LEN, seq)) {
+		if (s->opened)
+			return MRO_RXV_AUTH;	/* a forgery in its name */
 		/* a key no datagram opened under names no sender we know */
-		if (!s->opened)
-			mro_dgram_forget(rx, s);
+		if (__ratelimit(&rx->warn))
+			ibdev_warn(&container_of(rx, struct mro_dev, dgram)->ib_dev,
+				   "a datagram from QP %u fails authentication under key id %u: the sender has another key of that id or another mode, or the datagram is forged (rx_drop_auth counts them)\n",
+				   s->qpn, s->key_id);
+		mro_dgram_forget(rx, s);
 		return MRO_RXV_AUTH;
 	}
 	mro_replay_commit(&s->replay, seq);
@@ -407,6 +412,8 @@ void mro_dgram_rx_init(struct mro_dgram_rx *rx)
 	spin_lock_init(&rx->lock);
 	INIT_LIST_HEAD(&rx->senders);
 	INIT_WORK(&rx->work, mro_dgram_work);
+	ratelimit_state_init(&rx->warn, 60 * HZ, 1);
+	ratelimit_set_flags(&rx->warn, RATELIMIT_MSG_ON_RELEASE);
 }
 
 /* the device goes (no datagram comes any more): forget every sender */

@@ -13,6 +13,7 @@
 
 #include <linux/jiffies.h>
 #include <linux/list.h>
+#include <linux/ratelimit.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -47,6 +48,7 @@ struct mro_dgram_rx {
 	unsigned int n;
 	unsigned int waiting;		/* of them, waiting for their keys */
 	bool dead;			/* the device goes: take nothing */
+	struct ratelimit_state warn;	/* a sender's key fails: once a minute */
 	struct work_struct work;	/* derives the waiting senders' keys */
 };
 
