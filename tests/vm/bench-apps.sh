@@ -79,7 +79,8 @@ main() {
 			[ "$a" = mpi ] && [ "$t" != metaroce ] && continue
 			files=$out/files-$a-$t
 			mkdir -p "$files"
-			cp "$ko" tests/vm/scenarios/metaroce-lib.sh "$files/"
+			cp "$ko" "$files/metaroce.ko"	# --ko may name it otherwise
+			cp tests/vm/scenarios/metaroce-lib.sh "$files/"
 			case $a in
 			nvme) {
 				echo "NV_DRIVER=$t"
