@@ -164,7 +164,7 @@ report_nvme() {
 				m=$out/run-nvme-$t/b/result.json
 				w=$(jq -r --arg k "nvme-$i-${j}_write_MBps" '.metrics[$k] // "-"' "$m" 2>/dev/null || echo -)
 				r=$(jq -r --arg k "nvme-$i-${j}_read_MBps" '.metrics[$k] // "-"' "$m" 2>/dev/null || echo -)
-				ok=$(jq -r --arg k "nvme-$i-$j" '[.checks[] | select(.name == $k) | .ok][0] // "not run"' "$m" 2>/dev/null || echo "no result")
+				ok=$(jq -r --arg k "nvme-$i-$j" '[.checks[] | select(.name == $k) | .ok] | if length > 0 then .[0] else "not run" end' "$m" 2>/dev/null || echo "no result")
 				e=-
 				if [ "$t" = metaroce ]; then
 					e=$(jq -rs --arg a "nvme_${i}_qp_errors_a" --arg b "nvme_${i}_qp_errors_b" \
