@@ -13,6 +13,7 @@
 #include "mro_loss.h"
 #include "mro_psn.h"
 #include "mro_path.h"
+#include "mro_sched.h"
 #include "mro_pathscore.h"
 #include "mro_rto.h"
 
@@ -1091,7 +1092,7 @@ static void suspend_trickle(struct kunit *test)
 	mro_path_retire(&ps, 4, 0, 0);
 	KUNIT_EXPECT_FALSE(test, ps.path[4].suspended);
 	/* the weighted scheduler keeps to the trickle too */
-	ps.sched = &mro_sched_weighted;
+	mro_paths_set_sched(&ps, &mro_sched_weighted);
 	lose(&ps, 6, false);
 	lose(&ps, 6, false);
 	KUNIT_EXPECT_TRUE(test, ps.path[6].suspended);
@@ -1104,7 +1105,7 @@ static void suspend_trickle(struct kunit *test)
 	/* every active path suspended (forced): the active ones, in turn */
 	for (i = 0; i < 8; i++)
 		ps.path[i].suspended = true;
-	ps.sched = &mro_sched_rr;
+	mro_paths_set_sched(&ps, &mro_sched_rr);
 	memset(counts, 0, sizeof(counts));
 	for (i = 0; i < 70; i++) {
 		p = mro_path_pick(&ps, &seq);

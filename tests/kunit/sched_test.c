@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit tests of metaroce's path schedulers (mro_sched.c): lookup by
- * name, and the health-weighted scheduler's shares, order, treatment of
- * retired and revived paths.
+ * KUnit tests of metaroce's path schedulers (mro_sched*.c): the ops seam
+ * (registration, private areas, which op each choice goes through),
+ * lookup by name, and the health-weighted scheduler's shares, order,
+ * treatment of retired and revived paths.
  */
 #include <kunit/test.h>
 
 #include "mro_path.h"
 #include "mro_pathscore.h"
 #include "mro_psn.h"
+#include "mro_sched.h"
 
 static void sched_setup(struct kunit *test, struct mro_pathset *ps, u16 n)
 {
 	KUNIT_ASSERT_EQ(test, mro_paths_init(ps, n, 0x1234, GFP_KERNEL), 0);
-	ps->sched = &mro_sched_weighted;
+	mro_paths_set_sched(ps, &mro_sched_weighted);
 }
 
 /* picks per path over @picks picks */
@@ -187,7 +189,7 @@ static void sched_many_paths(struct kunit *test)
 	sched_count(&ps, 100 * MRO_MAX_PATHS, count);
 	for (i = 0; i < MRO_MAX_PATHS; i++) {
 		KUNIT_EXPECT_EQ(test, count[i], 100U);
-		KUNIT_EXPECT_LE(test, abs(ps.path[i].wcredit),
+		KUNIT_EXPECT_LE(test, abs(mro_sched_weighted_credit(&ps, i)),
 				MRO_MAX_PATHS * MRO_WEIGHT_MAX);
 	}
 	mro_paths_free(&ps);
@@ -218,7 +220,7 @@ static void sched_rhythm_takes_turns(struct kunit *test)
 			n = counts[k];
 			KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, n, 7,
 							     GFP_KERNEL), 0);
-			ps.sched = scheds[s];
+			mro_paths_set_sched(&ps, scheds[s]);
 			memset(count, 0, MRO_MAX_PATHS * sizeof(*count));
 			rhythm = 0;
 			/* across the PSN wrap */
@@ -320,7 +322,172 @@ static void sched_reply_on_request_path(struct kunit *test)
 	mro_paths_free(&ps);
 }
 
+/* a scheduler of the test's own: records what the path set asks of it */
+struct seam_state {
+	u32 inits;
+	u32 releases;
+	u32 sends;
+	u32 retrans;
+	u64 last_avoid;
+	bool zeroed;		/* the private areas were zero at init */
+};
+
+static struct seam_state seam;
+
+struct seam_priv {
+	u64 magic;
+	u32 sends;
+};
+
+static void seam_init(struct mro_pathset *ps)
+{
+	struct seam_priv *sp = mro_sched_priv(ps);
+	u16 i;
+
+	seam.inits++;
+	seam.zeroed = !sp->magic && !sp->sends;
+	for (i = 0; i < ps->n; i++)
+		seam.zeroed &= !*(u64 *)mro_sched_path_priv(ps, i);
+	sp->magic = 0x5eed;
+}
+
+static void seam_release(struct mro_pathset *ps)
+{
+	seam.releases++;
+}
+
+/* always the last path, counting in its own private area */
+static u16 seam_get_send(struct mro_pathset *ps)
+{
+	struct seam_priv *sp = mro_sched_priv(ps);
+
+	seam.sends++;
+	sp->sends++;
+	(*(u64 *)mro_sched_path_priv(ps, ps->n - 1))++;
+	return ps->n - 1;
+}
+
+/* the lowest path outside @avoid */
+static u16 seam_get_retrans(struct mro_pathset *ps, u64 avoid)
+{
+	seam.retrans++;
+	seam.last_avoid = avoid;
+	return avoid == U64_MAX ? 0 : __ffs64(~avoid) % ps->n;
+}
+
+static struct mro_sched_ops seam_ops = {
+	.name = "kunit-seam",
+	.priv_size = sizeof(struct seam_priv),
+	.path_priv_size = sizeof(u64),
+	.init = seam_init,
+	.release = seam_release,
+	.get_send = seam_get_send,
+	.get_retrans = seam_get_retrans,
+};
+
+/* registration refuses what the path set could not run */
+static void sched_register_checks(struct kunit *test)
+{
+	struct mro_sched_ops bad;
+
+	bad = seam_ops;
+	bad.get_send = NULL;
+	KUNIT_EXPECT_EQ(test, mro_sched_register(&bad), -EINVAL);
+	bad = seam_ops;
+	bad.get_retrans = NULL;
+	KUNIT_EXPECT_EQ(test, mro_sched_register(&bad), -EINVAL);
+	bad = seam_ops;
+	bad.priv_size = MRO_SCHED_PRIV_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, mro_sched_register(&bad), -EINVAL);
+	bad = seam_ops;
+	bad.path_priv_size = MRO_SCHED_PATH_PRIV_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, mro_sched_register(&bad), -EINVAL);
+	bad = seam_ops;
+	bad.name = "a-name-of-sixteen";
+	KUNIT_EXPECT_EQ(test, mro_sched_register(&bad), -EINVAL);
+	bad = seam_ops;
+	bad.name = "";
+	KUNIT_EXPECT_EQ(test, mro_sched_register(&bad), -EINVAL);
+	bad = seam_ops;
+	bad.name = "weighted";		/* a built-in one's */
+	KUNIT_EXPECT_EQ(test, mro_sched_register(&bad), -EEXIST);
+	KUNIT_EXPECT_NULL(test, mro_sched_find("kunit-seam"));
+
+	KUNIT_ASSERT_EQ(test, mro_sched_register(&seam_ops), 0);
+	KUNIT_EXPECT_PTR_EQ(test, mro_sched_find("kunit-seam\n"),
+			    (const struct mro_sched_ops *)&seam_ops);
+	bad = seam_ops;
+	KUNIT_EXPECT_EQ(test, mro_sched_register(&bad), -EEXIST);
+	KUNIT_EXPECT_PTR_EQ(test, mro_sched_get("kunit-seam"),
+			    (const struct mro_sched_ops *)&seam_ops);
+	mro_sched_put(&seam_ops);
+	mro_sched_unregister(&seam_ops);
+	KUNIT_EXPECT_NULL(test, mro_sched_find("kunit-seam"));
+	KUNIT_EXPECT_NULL(test, mro_sched_get("kunit-seam"));
+	/* the built-in ones stay */
+	KUNIT_EXPECT_PTR_EQ(test, mro_sched_get("rr"), &mro_sched_rr);
+}
+
+/*
+ * New packets go through get_send, retransmissions through get_retrans
+ * with the mask as given, and nothing else asks the scheduler; init and
+ * release bracket its use, on zeroed private areas.
+ */
+static void sched_ops_seam(struct kunit *test)
+{
+	struct mro_pathset ps;
+	struct seam_priv *sp;
+	u32 seq, i;
+	u16 p;
+
+	memset(&seam, 0, sizeof(seam));
+	KUNIT_ASSERT_EQ(test, mro_paths_init(&ps, 4, 3, GFP_KERNEL), 0);
+	/* dirty private areas, as the previous scheduler may leave them */
+	memset(ps.sched_priv, 0xa5, sizeof(ps.sched_priv));
+	for (i = 0; i < 4; i++)
+		memset(ps.path[i].sched_priv, 0xa5,
+		       sizeof(ps.path[i].sched_priv));
+	mro_paths_set_sched(&ps, &seam_ops);
+	KUNIT_EXPECT_EQ(test, seam.inits, 1U);
+	KUNIT_EXPECT_TRUE(test, seam.zeroed);
+	sp = mro_sched_priv(&ps);
+	KUNIT_EXPECT_EQ(test, sp->magic, 0x5eedULL);
+
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, mro_path_pick(&ps, &seq), 3);
+	KUNIT_EXPECT_EQ(test, seam.sends, 10U);
+	KUNIT_EXPECT_EQ(test, sp->sends, 10U);
+	KUNIT_EXPECT_EQ(test, *(u64 *)mro_sched_path_priv(&ps, 3), 10ULL);
+	KUNIT_EXPECT_EQ(test, ps.path[3].next_seq, 10U);
+
+	p = mro_path_pick_retx(&ps, BIT_ULL(0) | BIT_ULL(1), &seq);
+	KUNIT_EXPECT_EQ(test, p, 2);
+	KUNIT_EXPECT_EQ(test, seam.retrans, 1U);
+	KUNIT_EXPECT_EQ(test, seam.last_avoid, BIT_ULL(0) | BIT_ULL(1));
+	KUNIT_EXPECT_EQ(test, seq, 0U);
+	KUNIT_EXPECT_EQ(test, seam.sends, 10U);
+
+	/* the transport's own rules do not ask the scheduler */
+	mro_path_reply(&ps, 1, &seq);
+	mro_path_pick_rhythm(&ps, &seq);
+	KUNIT_EXPECT_EQ(test, seam.sends, 10U);
+	KUNIT_EXPECT_EQ(test, seam.retrans, 1U);
+
+	/* handing over releases it and zeroes what it kept */
+	mro_paths_set_sched(&ps, &mro_sched_weighted);
+	KUNIT_EXPECT_EQ(test, seam.releases, 1U);
+	KUNIT_EXPECT_EQ(test, mro_sched_weighted_credit(&ps, 3), 0);
+	mro_paths_set_sched(&ps, &seam_ops);
+	KUNIT_EXPECT_EQ(test, seam.inits, 2U);
+	KUNIT_EXPECT_TRUE(test, seam.zeroed);
+	mro_paths_free(&ps);
+	KUNIT_EXPECT_EQ(test, seam.releases, 2U);
+	KUNIT_EXPECT_NULL(test, ps.sched);
+}
+
 static struct kunit_case metaroce_sched_cases[] = {
+	KUNIT_CASE(sched_register_checks),
+	KUNIT_CASE(sched_ops_seam),
 	KUNIT_CASE(sched_reply_on_request_path),
 	KUNIT_CASE(sched_dup_ack_rotates),
 	KUNIT_CASE(sched_rhythm_takes_turns),

@@ -77,8 +77,11 @@ struct mro_dev {
 	u64 slot_gone[MRO_NR_SLOT_STATS];	/* destroyed QPs */
 	u32 paths;			/* paths per new QP; 0: param */
 	u32 window;			/* window of new QPs; 0: param */
-	/* path scheduler of new QPs; NULL: the `sched` parameter's */
-	const struct mro_sched_ops *sched;
+	/*
+	 * path scheduler of new QPs, with a reference (mro_sysfs.c); NULL:
+	 * the `sched` parameter's
+	 */
+	const struct mro_sched_ops __rcu *sched;
 	struct mro_cc_dev cc;		/* congestion control (mro_cc_*.c) */
 	struct mro_devkey devkey;	/* device keys, protection mode */
 	struct mro_dgram_rx dgram;	/* datagram senders' keys */
@@ -153,7 +156,10 @@ extern const struct attribute_group mro_dev_attr_group;
 extern const struct attribute_group *mro_port_groups[];
 u16 mro_dev_npaths(struct mro_dev *dev);
 u32 mro_dev_window(struct mro_dev *dev);
-const struct mro_sched_ops *mro_dev_sched(struct mro_dev *dev);
+/* the scheduler of a new QP, with a reference (mro_sched_put()) */
+const struct mro_sched_ops *mro_dev_sched_get(struct mro_dev *dev);
+/* drop the device's own selection (its removal) */
+void mro_dev_sched_clear(struct mro_dev *dev);
 
 /* mro_verbs.c: the ib_device_ops table and its registration */
 void mro_set_ops(struct mro_dev *dev);

@@ -333,6 +333,7 @@ void mro_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&dev->counters);
 	mro_mcast_cleanup(dev);
 	mro_devkey_destroy(&dev->devkey);
+	mro_dev_sched_clear(dev);
 	if (atomic_dec_and_test(&mro_devs_alive))
 		wake_up(&mro_devs_wq);
 }

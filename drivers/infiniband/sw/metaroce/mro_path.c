@@ -1,42 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* metaroce path set and the round-robin scheduler */
+/* metaroce path set: source ports, sequences, telemetry, path choices */
 #include <linux/bits.h>
+#include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <kunit/visibility.h>
 
 #include "mro_path.h"
 #include "mro_pathscore.h"
 #include "mro_psn.h"
 #include "mro_rto.h"
-
-/*
- * Round robin over the usable paths; when every active path is suspended,
- * over the active ones; all retired: use them anyway.
- */
-static u16 mro_rr_pick(struct mro_pathset *ps)
-{
-	u16 start = ps->cursor, active = ps->n, i, p;
-
-	for (i = 0; i < ps->n; i++) {
-		p = (start + i) % ps->n;
-		if (mro_path_usable(ps, p))
-			break;
-		if (active == ps->n && ps->path[p].state == MRO_PATH_ACTIVE)
-			active = p;
-	}
-	if (i == ps->n)
-		p = active < ps->n ? active : start;
-	ps->cursor = (p + 1) % ps->n;
-	return p;
-}
-
-const struct mro_sched_ops mro_sched_rr = {
-	.name = "rr",
-	.pick = mro_rr_pick,
-};
-EXPORT_SYMBOL_IF_KUNIT(mro_sched_rr);
+#include "mro_sched.h"
 
 /* distinct source ports in 0xc000..0xffff, spread by a multiplicative hash */
 static u16 mro_sport(u32 seed, u16 i)
@@ -59,10 +35,9 @@ int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp)
 	ps->acursor = 0;
 	ps->seed = seed;
 	ps->gen = 0;
-	ps->reweigh = 0;
 	ps->owed = 0;
 	ps->picks = 0;
-	ps->sched = &mro_sched_rr;
+	ps->sched = NULL;
 	for (i = 0; i < n; i++) {
 		u16 sport = mro_sport(seed, i);
 
@@ -77,6 +52,7 @@ int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp)
 		ps->path[i].sport = sport;
 		ps->path[i].state = MRO_PATH_ACTIVE;
 	}
+	mro_paths_set_sched(ps, &mro_sched_rr);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_paths_init);
@@ -92,8 +68,33 @@ void mro_paths_seed_seqs(struct mro_pathset *ps)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_paths_seed_seqs);
 
+void mro_paths_set_sched(struct mro_pathset *ps,
+			 const struct mro_sched_ops *ops)
+{
+	const struct mro_sched_ops *old = ps->sched;
+	u16 i;
+
+	if (old && old->release)
+		old->release(ps);
+	mro_sched_put(old);
+	memset(ps->sched_priv, 0, sizeof(ps->sched_priv));
+	for (i = 0; i < ps->n; i++)
+		memset(ps->path[i].sched_priv, 0,
+		       sizeof(ps->path[i].sched_priv));
+	ps->sched = ops;
+	if (ops->init)
+		ops->init(ps);
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_paths_set_sched);
+
 void mro_paths_free(struct mro_pathset *ps)
 {
+	const struct mro_sched_ops *ops = ps->sched;
+
+	if (ops && ops->release)
+		ops->release(ps);
+	mro_sched_put(ops);
+	ps->sched = NULL;
 	kfree(ps->path);
 	ps->path = NULL;
 	ps->n = 0;
@@ -103,7 +104,12 @@ EXPORT_SYMBOL_IF_KUNIT(mro_paths_free);
 /* @p takes the next packet: its next sequence into @seq */
 static u16 mro_path_take(struct mro_pathset *ps, u16 p, u32 *seq)
 {
-	struct mro_path *path = &ps->path[p];
+	struct mro_path *path;
+
+	/* a scheduler's answer out of range: the first path, not memory */
+	if (WARN_ON_ONCE(p >= ps->n))
+		p = 0;
+	path = &ps->path[p];
 
 	*seq = path->next_seq++;
 	path->pick_at = ps->picks++;
@@ -112,7 +118,7 @@ static u16 mro_path_take(struct mro_pathset *ps, u16 p, u32 *seq)
 
 u16 mro_path_pick(struct mro_pathset *ps, u32 *seq)
 {
-	return mro_path_take(ps, ps->sched->pick(ps), seq);
+	return mro_path_take(ps, ps->sched->get_send(ps), seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_pick);
 
@@ -166,8 +172,7 @@ void mro_path_seen(struct mro_path *path, u32 path_seq, u32 sent_us)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_seen);
 
-/* the healthiest active, unsuspended path outside @avoid; @ps->n if none */
-static u16 mro_path_best(const struct mro_pathset *ps, u64 avoid)
+u16 mro_path_best(const struct mro_pathset *ps, u64 avoid)
 {
 	u32 score, best_score = U32_MAX;
 	u16 i, p, best = ps->n;
@@ -186,6 +191,7 @@ static u16 mro_path_best(const struct mro_pathset *ps, u64 avoid)
 	}
 	return best;
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_path_best);
 
 bool mro_path_spare(const struct mro_pathset *ps, u64 avoid)
 {
@@ -195,12 +201,7 @@ EXPORT_SYMBOL_IF_KUNIT(mro_path_spare);
 
 u16 mro_path_pick_retx(struct mro_pathset *ps, u64 avoid, u32 *seq)
 {
-	u16 best = mro_path_best(ps, avoid);
-
-	if (best == ps->n)
-		return mro_path_pick(ps, seq);
-	ps->rcursor = (best + 1) % ps->n;
-	return mro_path_take(ps, best, seq);
+	return mro_path_take(ps, ps->sched->get_retrans(ps, avoid), seq);
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_path_pick_retx);
 

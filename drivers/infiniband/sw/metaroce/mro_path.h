@@ -3,8 +3,10 @@
  * metaroce paths (layer 4): a connection sprays its packets over several
  * paths, each a UDP source port, so that ECMP with L4 hashing spreads
  * them.  Every path keeps its own sequence and telemetry.  Which path
- * carries the next packet is the scheduler's choice (struct
- * mro_sched_ops).  Pure C on plain structs (KUnit drives it).
+ * carries the next new packet or a retransmission is the scheduler's
+ * choice (mro_sched.h); the ACK rhythm's PSNs, READ responses and
+ * duplicates' ACKs take paths by the rules below.  Pure C on plain
+ * structs (KUnit drives it).
  */
 #ifndef MRO_PATH_H
 #define MRO_PATH_H
@@ -15,6 +17,8 @@
 #define MRO_MAX_PATHS		64
 #define MRO_SPORT_BASE		METAROCE_SPORT_BASE
 #define MRO_SPORT_MASK		METAROCE_SPORT_MASK
+#define MRO_SCHED_PRIV_SIZE	16	/* scheduler's bytes per path set */
+#define MRO_SCHED_PATH_PRIV_SIZE 8	/* scheduler's bytes per path */
 
 /* a source port a metaroce sender may use (metaroce_wire.h) */
 static inline bool mro_sport_ok(u16 sport)
@@ -66,50 +70,43 @@ struct mro_path {
 	u32 echo_next;		/* highest path_seq echoed + 1; 0: none */
 	u16 echo_misses;	/* owed echoes that never came, in a row */
 	u64 echo_lost;		/* owed echoes that never came */
-	/* weighted scheduler (mro_sched_weighted.c) */
-	u8 weight;		/* share of new packets, 1..MRO_WEIGHT_MAX */
-	s32 wcredit;		/* smooth weighted round-robin balance */
+	/* the scheduler's (mro_sched_path_priv()) */
+	u64 sched_priv[MRO_SCHED_PATH_PRIV_SIZE / sizeof(u64)];
 };
 
-struct mro_pathset;
-
-/* path choice for the next packet; returns a path index < ps->n */
-struct mro_sched_ops {
-	const char *name;
-	u16 (*pick)(struct mro_pathset *ps);
-};
+struct mro_sched_ops;
 
 struct mro_pathset {
 	u16 n;
-	u16 cursor;
+	u16 cursor;		/* the schedulers' round-robin position */
 	u16 rcursor;		/* where retransmissions look first */
 	u16 acursor;		/* the next path for a PSN acked unasked */
 	u32 seed;		/* source port derivation */
 	u32 gen;		/* fresh source ports taken */
-	u16 reweigh;		/* weighted: picks until weights are redone */
 	u16 owed;		/* paths with echo_owed */
 	u32 picks;		/* packets given a path so far */
 	const struct mro_sched_ops *sched;
+	u64 sched_priv[MRO_SCHED_PRIV_SIZE / sizeof(u64)];
 	struct mro_path *path;
 };
 
-extern const struct mro_sched_ops mro_sched_rr;
-extern const struct mro_sched_ops mro_sched_weighted;
-
-/* weight of a path without loss, timeouts or RTT inflation */
-#define MRO_WEIGHT_MAX		16
-
-/* the scheduler called @name (NULL if none is) */
-const struct mro_sched_ops *mro_sched_find(const char *name);
-
+/* @n paths under the round-robin scheduler */
 int mro_paths_init(struct mro_pathset *ps, u16 n, u32 seed, gfp_t gfp);
+/* releases the scheduler and its reference */
 void mro_paths_free(struct mro_pathset *ps);
+/*
+ * Hand @ps to the scheduler @ops, whose reference (mro_sched_get()) the
+ * set takes over: the old one is released and put, the private areas
+ * zeroed, @ops initialised.
+ */
+void mro_paths_set_sched(struct mro_pathset *ps,
+			 const struct mro_sched_ops *ops);
 /*
  * Start every path's sequence at a random value: an ACK must echo one of
  * our transmissions (mro_echo_seq_ok()), which a blind sender cannot name.
  */
 void mro_paths_seed_seqs(struct mro_pathset *ps);
-/* pick the path for the next packet and take its next sequence */
+/* the scheduler's path for the next new packet; takes its next sequence */
 u16 mro_path_pick(struct mro_pathset *ps, u32 *seq);
 /*
  * The path for a new packet whose PSN the responder acknowledges unasked
@@ -126,13 +123,16 @@ void mro_path_sent(struct mro_pathset *ps, u16 p, u32 bytes, bool retx);
 /* fold an RTT sample into path @p (microseconds) */
 void mro_path_rtt(struct mro_pathset *ps, u16 p, u32 rtt_us);
 /*
- * The path for a retransmission of a packet sent on the paths in the
- * mask @avoid (bit p: path p): the healthiest active, unsuspended path
- * outside @avoid (lowest mro_path_score(), ties in round-robin order); the
- * scheduler's choice if there is none.
+ * The scheduler's path for a retransmission of a packet sent on the paths
+ * in the mask @avoid (bit p: path p); takes its next sequence.
  */
 u16 mro_path_pick_retx(struct mro_pathset *ps, u64 avoid, u32 *seq);
-/* whether mro_path_pick_retx() has a path outside @avoid to choose */
+/*
+ * The healthiest active, unsuspended path outside @avoid (lowest
+ * mro_path_score(), ties in order from @ps->rcursor); @ps->n if none.
+ */
+u16 mro_path_best(const struct mro_pathset *ps, u64 avoid);
+/* whether a retransmission has an active, unsuspended path outside @avoid */
 bool mro_path_spare(const struct mro_pathset *ps, u64 avoid);
 /*
  * The path for the ACK of a duplicate that came on @path (of @n): each

@@ -13,6 +13,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "mro_qp.h"
+#include "mro_sched.h"
 #include "mro_trace.h"
 
 static void mro_qp_post_work(struct work_struct *work);
@@ -164,7 +165,7 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 	if (err)
 		return err;
 	mro_paths_seed_seqs(&qp->paths);
-	qp->paths.sched = mro_dev_sched(qp->dev);
+	mro_paths_set_sched(&qp->paths, mro_dev_sched_get(qp->dev));
 	return mro_routes_init(qp);
 }
 

@@ -15,6 +15,7 @@
 
 #include "mro_devkey.h"
 #include "mro_qp.h"
+#include "mro_sched.h"
 
 #define MRO_RES_PATHS	16
 

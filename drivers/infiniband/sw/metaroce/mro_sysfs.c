@@ -7,7 +7,8 @@
  *           1-64; writing 0 returns to the module parameter `paths`.
  *           Reading shows what a new QP gets.
  *   sched   path scheduler of the RC/UC QPs created from now on: "rr"
- *           (round robin) or "weighted" (by path health, mro_sched.c);
+ *           (round robin, mro_sched_rr.c), "weighted" (by path health,
+ *           mro_sched_weighted.c) or one another module registered;
  *           writing "default" returns to the module parameter `sched`.
  *   window  PSNs in flight per RC/UC QP created from now on, a power of
  *           two 64-16384; writing 0 returns to the module parameter
@@ -38,22 +39,48 @@
 #include "mro_path.h"
 #include "mro_prot.h"
 #include "mro_psn.h"
+#include "mro_sched.h"
 
-static const struct mro_sched_ops *mro_sched_param = &mro_sched_rr;
+/*
+ * The scheduler of new QPs: the device's, else the module parameter's.
+ * Each selection holds a reference on its scheduler (mro_sched_get());
+ * readers use RCU and take their own.
+ */
+static const struct mro_sched_ops __rcu *mro_sched_param =
+	RCU_INITIALIZER(&mro_sched_rr);
+static DEFINE_SPINLOCK(mro_sched_sel_lock);	/* writers of selections */
+
+/* make @ops, whose reference it takes over, the selection in @slot */
+static void mro_sched_select(const struct mro_sched_ops __rcu **slot,
+			     const struct mro_sched_ops *ops)
+{
+	const struct mro_sched_ops *old;
+
+	spin_lock(&mro_sched_sel_lock);
+	old = rcu_replace_pointer(*slot, ops,
+				  lockdep_is_held(&mro_sched_sel_lock));
+	spin_unlock(&mro_sched_sel_lock);
+	mro_sched_put(old);
+}
 
 static int mro_sched_param_set(const char *val, const struct kernel_param *kp)
 {
-	const struct mro_sched_ops *ops = mro_sched_find(val);
+	const struct mro_sched_ops *ops = mro_sched_get(val);
 
 	if (!ops)
 		return -EINVAL;
-	WRITE_ONCE(mro_sched_param, ops);
+	mro_sched_select(&mro_sched_param, ops);
 	return 0;
 }
 
 static int mro_sched_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n", READ_ONCE(mro_sched_param)->name);
+	int n;
+
+	rcu_read_lock();
+	n = sysfs_emit(buf, "%s\n", rcu_dereference(mro_sched_param)->name);
+	rcu_read_unlock();
+	return n;
 }
 
 static const struct kernel_param_ops mro_sched_param_ops = {
@@ -64,9 +91,28 @@ static const struct kernel_param_ops mro_sched_param_ops = {
 module_param_cb(sched, &mro_sched_param_ops, NULL, 0644);
 MODULE_PARM_DESC(sched, "path scheduler of RC/UC QPs: rr (default) or weighted");
 
-const struct mro_sched_ops *mro_dev_sched(struct mro_dev *dev)
+/* the selection a new QP of @dev gets (RCU held) */
+static const struct mro_sched_ops *mro_dev_sched_rcu(struct mro_dev *dev)
 {
-	return READ_ONCE(dev->sched) ?: READ_ONCE(mro_sched_param);
+	return rcu_dereference(dev->sched) ?: rcu_dereference(mro_sched_param);
+}
+
+const struct mro_sched_ops *mro_dev_sched_get(struct mro_dev *dev)
+{
+	const struct mro_sched_ops *ops;
+
+	rcu_read_lock();
+	ops = mro_dev_sched_rcu(dev);
+	/* its module is leaving (the selection changed meanwhile) */
+	if (!mro_sched_hold(ops))
+		ops = &mro_sched_rr;
+	rcu_read_unlock();
+	return ops;
+}
+
+void mro_dev_sched_clear(struct mro_dev *dev)
+{
+	mro_sched_select(&dev->sched, NULL);
 }
 
 u16 mro_dev_npaths(struct mro_dev *dev)
@@ -113,7 +159,12 @@ static IB_PORT_ATTR_RW(paths);
 static ssize_t sched_show(struct ib_device *ibdev, u32 port,
 			  struct ib_port_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", mro_dev_sched(to_mro_dev(ibdev))->name);
+	ssize_t n;
+
+	rcu_read_lock();
+	n = sysfs_emit(buf, "%s\n", mro_dev_sched_rcu(to_mro_dev(ibdev))->name);
+	rcu_read_unlock();
+	return n;
 }
 
 static ssize_t sched_store(struct ib_device *ibdev, u32 port,
@@ -123,11 +174,11 @@ static ssize_t sched_store(struct ib_device *ibdev, u32 port,
 	const struct mro_sched_ops *ops = NULL;
 
 	if (!sysfs_streq(buf, "default")) {
-		ops = mro_sched_find(buf);
+		ops = mro_sched_get(buf);
 		if (!ops)
 			return -EINVAL;
 	}
-	WRITE_ONCE(to_mro_dev(ibdev)->sched, ops);
+	mro_sched_select(&to_mro_dev(ibdev)->sched, ops);
 	return count;
 }
 
