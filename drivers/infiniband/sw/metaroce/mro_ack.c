@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * metaroce requester, return path: consumes ACKs (cumulative PSN + SACK),
- * READ and atomic responses, detects lost PSNs per path, samples the RTT,
- * and runs the retransmission (RTO) and RNR timers.  Sending is in
- * mro_req.c.
+ * READ and atomic responses, detects lost PSNs per path, samples the RTT.
+ * Sending is in mro_req.c, the requester's timers in mro_req_timer.c.
  */
 #include "mro_loss.h"
 #include "mro_pathscore.h"
@@ -44,7 +43,7 @@ static void mro_fast_lost_acked(struct mro_qp *qp, struct mro_txslot *t,
 	/* declared lost, acknowledged before it was resent: premature */
 	spurious = !t->retx || mro_retx_spurious(ts_echo, t->sent_us,
 						 mro_now_us(), min_rtt);
-	mro_reo_update(&qp->reo, spurious);
+	mro_reo_update(&qp->req.reo, spurious);
 	if (spurious && t->retx)
 		mro_qp_count(qp, MRO_CNT_SPURIOUS_RETX, 1);
 }
@@ -95,9 +94,9 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, enum mro_acked_by by,
 	if (t->rto_lost)
 		mro_rto_lost_acked(qp, t, echo);
 	if (t->state == MRO_TX_LOST)
-		qp->lost--;
+		qp->req.lost--;
 	t->state = MRO_TX_ACKED;
-	qp->acked_new = true;
+	qp->req.acked_new = true;
 	mro_cc_slot_acked(qp);	/* the window counts what is in flight */
 	/*
 	 * A resent PSN may have arrived by its first transmission while the
@@ -109,9 +108,9 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, enum mro_acked_by by,
 		qp->paths.path[t->path].acked++;
 	} else if (t->on_path && t->path < qp->paths.n) {
 		mro_path_acked(&qp->paths, t->path, t->path_seq, t->sent_us);
-		if (mro_seq_after(t->sent_us, qp->acked_sent_us)) {
-			qp->acked_sent_us = t->sent_us;
-			qp->acked_at_us = mro_now_us();
+		if (mro_seq_after(t->sent_us, qp->req.acked_sent_us)) {
+			qp->req.acked_sent_us = t->sent_us;
+			qp->req.acked_at_us = mro_now_us();
 		}
 		/* the peer acknowledged it on its path: that echo is owed */
 		if (by == MRO_ACKED_BY_ACK && mro_psn_self_acked(psn))
@@ -120,8 +119,8 @@ static void mro_slot_acked(struct mro_qp *qp, u32 psn, enum mro_acked_by by,
 	}
 	if (++s->resp_pkts >= s->npkts && s->state == MRO_SWQE_WAITING) {
 		s->state = MRO_SWQE_DONE;
-		if (s->rd_res && qp->rd_atomic_inflight)
-			qp->rd_atomic_inflight--;
+		if (s->rd_res && qp->req.rd_atomic_inflight)
+			qp->req.rd_atomic_inflight--;
 	}
 }
 
@@ -131,39 +130,39 @@ static void mro_acked_before(struct mro_qp *qp, u32 cum, enum mro_acked_by by,
 {
 	u32 psn;
 
-	for (psn = qp->snd_una; mro_seq_before(psn, cum); psn++)
+	for (psn = qp->req.una; mro_seq_before(psn, cum); psn++)
 		mro_slot_acked(qp, psn, by, echo);
-	qp->highest_acked = mro_seq_max(qp->highest_acked, cum);
+	qp->req.highest_acked = mro_seq_max(qp->req.highest_acked, cum);
 }
 
 static void mro_advance_una(struct mro_qp *qp)
 {
 	bool moved = false;
 
-	while (qp->snd_una != qp->snd_nxt &&
-	       mro_slot(qp, qp->snd_una)->state == MRO_TX_ACKED) {
-		qp->snd_una++;
+	while (qp->req.una != qp->req.nxt &&
+	       mro_slot(qp, qp->req.una)->state == MRO_TX_ACKED) {
+		qp->req.una++;
 		mro_cc_una_passed(qp);
 		moved = true;
 	}
-	if (qp->acked_new) {
+	if (qp->req.acked_new) {
 		/*
 		 * The retry count is per episode without progress, and a
 		 * PSN newly acknowledged (cumulatively or selectively) is
 		 * progress: the peer is alive and the QP moves, while the
 		 * oldest PSN may wait for its resend.
 		 */
-		qp->acked_new = false;
-		qp->retry_left = qp->retry_cnt;
-		qp->stall_us = mro_now_us();
+		qp->req.acked_new = false;
+		qp->req.retry_left = qp->retry_cnt;
+		qp->req.stall_us = mro_now_us();
 	}
 	if (moved) {
-		qp->rnr_left = qp->rnr_retry;
-		qp->backoff = 0;
-		qp->tlp_done = false;
-		if (qp->snd_una == qp->snd_nxt) {
-			hrtimer_try_to_cancel(&qp->rto_timer);
-			hrtimer_try_to_cancel(&qp->reo_timer);
+		qp->req.rnr_left = qp->rnr_retry;
+		qp->req.backoff = 0;
+		qp->req.tlp_done = false;
+		if (qp->req.una == qp->req.nxt) {
+			hrtimer_try_to_cancel(&qp->req.rto_timer);
+			hrtimer_try_to_cancel(&qp->req.reo_timer);
 		} else {
 			mro_arm_rto(qp);
 		}
@@ -176,21 +175,21 @@ static void mro_advance_una(struct mro_qp *qp)
  * reordering distance that scales with the window.  A READ's response
  * slots count as transmissions of its READ_REQ (mro_send_new()).
  */
-static void mro_detect_loss(struct mro_qp *qp, bool timer)
+void mro_detect_loss(struct mro_qp *qp, bool timer)
 {
-	u32 wait = 0, lost = qp->lost;
+	u32 wait = 0, lost = qp->req.lost;
 	struct mro_loss_ctx c = {
 		.now_us = mro_now_us(),
-		.highest_acked = qp->highest_acked,
-		.known_end = qp->ack_known_end,
-		.acked_sent_us = qp->acked_sent_us,
+		.highest_acked = qp->req.highest_acked,
+		.known_end = qp->req.ack_known_end,
+		.acked_sent_us = qp->req.acked_sent_us,
 		.reorder = mro_loss_reorder(qp->paths.n, mro_inflight(qp)),
-		.guard_us = qp->srtt_us,
+		.guard_us = qp->req.srtt_us,
 		.fast_srtt_us = mro_paths_best_srtt(&qp->paths),
-		.reo_steps = qp->reo.steps,
+		.reo_steps = qp->req.reo.steps,
 	};
-	u32 end = mro_loss_scan_end(qp->snd_una, qp->snd_nxt,
-				    qp->highest_acked, qp->late_tx_end);
+	u32 end = mro_loss_scan_end(qp->req.una, qp->req.nxt,
+				    qp->req.highest_acked, qp->req.late_tx_end);
 	u32 psn;
 
 	lockdep_assert_held(&qp->lock);
@@ -199,10 +198,10 @@ static void mro_detect_loss(struct mro_qp *qp, bool timer)
 	 * a descheduled host, finds only what it was armed for); an ACK
 	 * judges by send times alone.
 	 */
-	if (timer && mro_seq_after(qp->reo_due_us, qp->acked_at_us))
-		c.frontier_age_us = qp->reo_due_us - qp->acked_at_us;
+	if (timer && mro_seq_after(qp->req.reo_due_us, qp->req.acked_at_us))
+		c.frontier_age_us = qp->req.reo_due_us - qp->req.acked_at_us;
 	/* a lossless window has nothing before highest_acked to look at */
-	for (psn = qp->snd_una; mro_seq_before(psn, end); psn++) {
+	for (psn = qp->req.una; mro_seq_before(psn, end); psn++) {
 		struct mro_txslot *t = mro_slot(qp, psn);
 		struct mro_loss_pkt pkt;
 		struct mro_path *p;
@@ -221,22 +220,22 @@ static void mro_detect_loss(struct mro_qp *qp, bool timer)
 		p = on_path ? &qp->paths.path[t->path] : NULL;
 		c.path_acked_next = p ? p->acked_next : 0;
 		c.path_acked_sent_us = p ? p->acked_sent_us : 0;
-		c.srtt_us = p && p->srtt_us ? p->srtt_us : qp->srtt_us;
-		c.rttvar_us = p && p->srtt_us ? p->rttvar_us : qp->rttvar_us;
+		c.srtt_us = p && p->srtt_us ? p->srtt_us : qp->req.srtt_us;
+		c.rttvar_us = p && p->srtt_us ? p->rttvar_us : qp->req.rttvar_us;
 		if (mro_loss_check(&c, &pkt, &wait) == MRO_NOT_LOST)
 			continue;
 		t->state = MRO_TX_LOST;
 		t->fast_lost = true;
-		qp->lost++;
+		qp->req.lost++;
 		mro_qp_count(qp, MRO_CNT_LOSS_DETECTED, 1);
 		if (p)	/* once per transmission (mro_path_lost()) */
 			mro_rec_lost(qp, t->path, t->path_seq, false);
 	}
 	if (timer)
-		mro_qp_count(qp, MRO_CNT_LOSS_TIMER, qp->lost - lost);
+		mro_qp_count(qp, MRO_CNT_LOSS_TIMER, qp->req.lost - lost);
 	if (wait) {
-		qp->reo_due_us = mro_now_us() + wait;
-		hrtimer_start(&qp->reo_timer, ns_to_ktime((u64)wait *
+		qp->req.reo_due_us = mro_now_us() + wait;
+		hrtimer_start(&qp->req.reo_timer, ns_to_ktime((u64)wait *
 							  NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_SOFT);
 	}
@@ -246,7 +245,7 @@ static void mro_rtt_sample(struct mro_qp *qp, u32 ts_echo, u16 path)
 {
 	u32 rtt = mro_now_us() - ts_echo;
 
-	if (!mro_rtt_update(&qp->srtt_us, &qp->rttvar_us, rtt))
+	if (!mro_rtt_update(&qp->req.srtt_us, &qp->req.rttvar_us, rtt))
 		return;	/* nonsense echo */
 	if (path < qp->paths.n)
 		mro_path_rtt(&qp->paths, path, rtt);
@@ -267,12 +266,12 @@ static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
 
 	lockdep_assert_held(&qp->lock);
 	/* an ACK for PSNs we never sent, or long acknowledged, is dropped */
-	if (!mro_ack_cum_ok(cum, qp->snd_una, qp->snd_nxt, qp->txwin))
+	if (!mro_ack_cum_ok(cum, qp->req.una, qp->req.nxt, qp->req.win))
 		return MRO_RXV_ACK_RANGE;
 	/* as is a NAK of a PSN not out, or not one the responder refuses */
 	if (a->syndrome != METAROCE_SYN_ACK &&
 	    !mro_nak_psn_ok(a->syndrome == METAROCE_SYN_RNR_NAK, a->nak_psn,
-			    cum, qp->snd_una, qp->snd_nxt))
+			    cum, qp->req.una, qp->req.nxt))
 		return MRO_RXV_ACK_RANGE;
 	/*
 	 * Every ACK answers a transmission of ours and echoes its path and
@@ -282,7 +281,7 @@ static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
 	if (a->echo_path >= qp->paths.n ||
 	    !mro_echo_seq_ok(a->echo_seq,
 			     qp->paths.path[a->echo_path].next_seq,
-			     mro_echo_span(qp->txwin)))
+			     mro_echo_span(qp->req.win)))
 		return MRO_RXV_ACK_ECHO;
 	/* a revived path forgets its old RTT before this sample */
 	mro_rec_echo(qp, a);
@@ -300,23 +299,23 @@ static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
 		s = mro_swqe_of_psn(qp, a->nak_psn);
 		if (!s)
 			break;
-		if (qp->rnr_wait) {
+		if (qp->req.rnr_wait) {
 			/*
 			 * The responder refuses every packet in flight behind
 			 * the first: one wait, one retry, resent from the
 			 * earliest PSN refused.
 			 */
-			if (mro_seq_before(a->nak_psn, qp->rnr_psn))
-				qp->rnr_psn = a->nak_psn;
+			if (mro_seq_before(a->nak_psn, qp->req.rnr_psn))
+				qp->req.rnr_psn = a->nak_psn;
 			break;
 		}
-		if (qp->rnr_retry != 7 && !qp->rnr_left--) {
+		if (qp->rnr_retry != 7 && !qp->req.rnr_left--) {
 			mro_swqe_fail(qp, s, IB_WC_RNR_RETRY_EXC_ERR);
 			return MRO_RXV_OK;
 		}
-		qp->rnr_wait = true;
-		qp->rnr_psn = a->nak_psn;
-		hrtimer_start(&qp->rnr_timer,
+		qp->req.rnr_wait = true;
+		qp->req.rnr_psn = a->nak_psn;
+		hrtimer_start(&qp->req.rnr_timer,
 			      ns_to_ktime(mro_rnr_timer_us(a->nak_code) *
 					  NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_SOFT);
@@ -337,16 +336,16 @@ static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
 	for (i = mro_sack_next(a->sack, nbits, 0); i < nbits;
 	     i = mro_sack_next(a->sack, nbits, i + 1)) {
 		psn = cum + 1 + i;
-		if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+		if (!mro_seq_in(psn, qp->req.una, mro_inflight(qp)))
 			continue;
 		mro_slot_acked(qp, psn, MRO_ACKED_BY_ACK, &a->ts_echo);
-		qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
+		qp->req.highest_acked = mro_seq_max(qp->req.highest_acked, psn + 1);
 	}
 	/* a full SACK may stop short of PSNs the peer has */
-	qp->ack_known_end = nbits < METAROCE_SACK_BITS ? qp->snd_nxt :
+	qp->req.ack_known_end = nbits < METAROCE_SACK_BITS ? qp->req.nxt :
 			    cum + 1 + nbits;
 	mro_advance_una(qp);
-	if (qp->snd_una != qp->snd_nxt)
+	if (qp->req.una != qp->req.nxt)
 		mro_detect_loss(qp, false);
 	if (qp->paths.owed)
 		mro_rec_echo_check(qp);
@@ -366,7 +365,7 @@ static bool mro_resp_placed(struct mro_qp *qp, struct mro_swqe *s, u32 psn,
 		return false;
 	}
 	mro_slot_acked(qp, psn, MRO_ACKED_BY_RESP, echo);
-	qp->highest_acked = mro_seq_max(qp->highest_acked, psn + 1);
+	qp->req.highest_acked = mro_seq_max(qp->req.highest_acked, psn + 1);
 	mro_advance_una(qp);
 	return true;
 }
@@ -379,7 +378,7 @@ static bool mro_resp_placed(struct mro_qp *qp, struct mro_swqe *s, u32 psn,
  */
 static bool mro_resp_late(const struct mro_qp *qp, u32 psn)
 {
-	return mro_seq_in(psn, qp->snd_una - qp->txwin, qp->txwin);
+	return mro_seq_in(psn, qp->req.una - qp->req.win, qp->req.win);
 }
 
 /*
@@ -416,7 +415,7 @@ static enum mro_rx_verdict mro_req_read_resp(struct mro_qp *qp,
 	 * alone would set the RTO too short.  Karn: not for a resent PSN.
 	 */
 	if (!err && !t->retx)
-		mro_rtt_update(&qp->srtt_us, &qp->rttvar_us,
+		mro_rtt_update(&qp->req.srtt_us, &qp->req.rttvar_us,
 			       mro_now_us() - t->sent_us);
 	/* the READ_REQ's send time; 0 from a responder that does not echo */
 	if (mro_resp_placed(qp, s, hdr->psn,
@@ -452,7 +451,7 @@ static enum mro_rx_verdict mro_req_atomic_resp(struct mro_qp *qp,
 
 /*
  * The cumulative ACK @ack_psn a request of the peer carried
- * (METAROCE_F_ACK_PIGGY), applied before the request itself (lock held).
+ * (METAROCE_F_ACK_PIGGY), applied before the request itself.
  * Cumulative only: no RTT, SACK, ECN or credit; the ACK that follows
  * brings those.  The window grows by what it acknowledged, as by READ
  * responses (mro_cc_resp()), so the later ACK is not needed for that.
@@ -460,14 +459,15 @@ static enum mro_rx_verdict mro_req_atomic_resp(struct mro_qp *qp,
 void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 		       struct sk_buff_head *out)
 {
-	u32 una = qp->snd_una;
+	u32 una = qp->req.una;
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return;
 	if (!mro_seq_after(ack_psn, una) ||
-	    !mro_ack_cum_ok(ack_psn, una, qp->snd_nxt, qp->txwin))
+	    !mro_ack_cum_ok(ack_psn, una, qp->req.nxt, qp->req.win))
 		return;
 	mro_acked_before(qp, ack_psn, MRO_ACKED_BY_PIGGY, NULL);
 	mro_advance_una(qp);
@@ -481,7 +481,7 @@ void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 enum mro_rx_verdict mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 				struct sk_buff *skb, struct sk_buff_head *out)
 {
-	u32 una = qp->snd_una, lost = qp->lost;
+	u32 una = qp->req.una, lost = qp->req.lost;
 	enum mro_rx_verdict v;
 
 	lockdep_assert_held(&qp->lock);
@@ -520,200 +520,4 @@ enum mro_rx_verdict mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 	 */
 	mro_req_run(qp, out, 64);
 	return v;
-}
-
-/*
- * The end of every requester timer: the packets it built queued in
- * order, the lock dropped, then sent, and the CQs it completed into
- * notified outside the lock.
- */
-static enum hrtimer_restart mro_req_timer_done(struct mro_qp *qp,
-					       struct sk_buff_head *out)
-	__releases(&qp->lock)
-{
-	mro_qp_queue_tx(qp, out);
-	spin_unlock(&qp->lock);
-	mro_qp_tx_drain(qp);
-	mro_qp_notify_cqs(qp);
-	return HRTIMER_NORESTART;
-}
-
-/*
- * Whether the RTO that fired is early: no PSN after the oldest one out
- * was acknowledged yet, and the first of them that asks for an ACK
- * (mro_rto_left()) went out less than an RTO ago.  Then the timer waits
- * for that packet's ACK instead (lock held).  Without it, a paced sender
- * whose packets leave one at a time timed the oldest PSN's ACK from when
- * the previous ACK came, but that ACK comes with the next PSN of the
- * rhythm, up to 31 pacing gaps later: spurious RTOs (protocol.rst,
- * Retransmission timeout).
- */
-static bool mro_rto_wait_ack(struct mro_qp *qp)
-{
-	u32 psn, left;
-
-	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
-		struct mro_txslot *t = mro_slot(qp, psn);
-
-		if (t->state != MRO_TX_SENT)
-			return false;
-		if (!t->asked && !mro_psn_self_acked(psn))
-			continue;
-		left = mro_rto_left(mro_now_us(), t->sent_us,
-				    min_t(u64, U32_MAX,
-					  mro_rto_backoff(qp->rto_us,
-							  qp->backoff)));
-		if (!left)
-			return false;
-		mro_count(qp->dev->stats, MRO_CNT_RTO_WAITED, 1);
-		mro_rto_start(qp, left);
-		return true;
-	}
-	return false;
-}
-
-enum hrtimer_restart mro_req_rto(struct hrtimer *timer)
-{
-	struct mro_qp *qp = container_of(timer, struct mro_qp, rto_timer);
-	struct sk_buff_head out;
-	bool fired = false;
-	u32 due, psn;
-
-	__skb_queue_head_init(&out);
-	spin_lock(&qp->lock);
-	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
-		goto unlock;
-	if (!mro_prot_tx_ready(qp->prot)) {
-		mro_hello_unkeyed_rto(qp, &out);
-		goto unlock;
-	}
-	if (qp->snd_una == qp->snd_nxt)
-		goto unlock;
-	if (qp->rnr_wait) {
-		/* waiting out an RNR NAK is no timeout: keep the retries */
-		mro_arm_rto(qp);
-		goto unlock;
-	}
-	if (!qp->pto_armed && mro_rto_wait_ack(qp))
-		goto unlock;
-	if (qp->pto_armed) {
-		/* the tail-loss probe: no progress since mro_arm_rto()'s pto */
-		qp->pto_armed = false;
-		qp->tlp_done = true;
-		mro_rec_tlp(qp, &out);
-		mro_arm_rto(qp);
-		goto unlock;
-	}
-	if (mro_retry_exhausted(qp->retry_left, qp->retry_cnt,
-				ktime_to_us(qp->rto), qp->stall_us,
-				mro_now_us())) {
-		struct mro_swqe *s = mro_swqe_of_psn(qp, qp->snd_una);
-
-		if (s)
-			mro_swqe_fail(qp, s, IB_WC_RETRY_EXC_ERR);
-		mro_qp_count(qp, MRO_CNT_RETRY_EXCEEDED, 1);
-		mro_req_complete_ready(qp);
-		goto unlock;
-	}
-	mro_qp_count(qp, MRO_CNT_RTO, 1);
-	trace_mro_rto(qp->qpn, qp->snd_una, qp->snd_nxt, qp->rto_us,
-		      min_t(u32, qp->backoff, U8_MAX),
-		      min_t(u32, qp->retry_left, U8_MAX));
-	/* the oldest PSN was known lost, its resend held by window or pacing */
-	if (mro_slot(qp, qp->snd_una)->state == MRO_TX_LOST)
-		mro_count(qp->dev->stats, MRO_CNT_RTO_RETX_HELD, 1);
-	mro_cc_timeout(qp);
-	if (qp->retry_left)
-		qp->retry_left--;
-	mro_hello_resend(qp, &out);
-	/*
-	 * Resend only the oldest PSN still out (and any sent long before):
-	 * the ACKs it brings back (SACK) find the rest.  "Long before" counts
-	 * back from when the timer was due, not from now: a timer that fired
-	 * late, e.g. in a descheduled VM whose ACKs still wait to be read,
-	 * then costs one packet, not a window.
-	 */
-	due = mro_seq_before(qp->rto_due_us, mro_now_us()) ? qp->rto_due_us :
-							     mro_now_us();
-	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
-		struct mro_txslot *t = mro_slot(qp, psn);
-
-		if (t->state != MRO_TX_SENT)
-			continue;
-		if (fired && mro_rto_recent(due, t->sent_us, qp->rto_us))
-			continue;
-		t->state = MRO_TX_LOST;
-		t->fast_lost = false;
-		t->rto_lost = !fired;
-		qp->lost++;
-		/*
-		 * Only the oldest PSN weighs on its path's health: a late
-		 * timer (a descheduled host) finds every PSN old.
-		 */
-		if (t->on_path && t->path < qp->paths.n && !fired)
-			mro_rec_lost(qp, t->path, t->path_seq, true);
-		else if (t->on_path && t->path < qp->paths.n)
-			qp->paths.path[t->path].timeouts++;
-		fired = true;
-	}
-	qp->backoff++;
-	mro_req_run(qp, &out, 64);
-	if (fired || qp->snd_una != qp->snd_nxt)
-		mro_arm_rto(qp);
-unlock:
-	return mro_req_timer_done(qp, &out);
-}
-
-/*
- * The reorder timer (armed by mro_detect_loss()): no ACK came since, so
- * the time rules declare lost what they would have by now, and the
- * resends go out.
- */
-enum hrtimer_restart mro_req_reo(struct hrtimer *timer)
-{
-	struct mro_qp *qp = container_of(timer, struct mro_qp, reo_timer);
-	struct sk_buff_head out;
-	u32 lost;
-
-	__skb_queue_head_init(&out);
-	spin_lock(&qp->lock);
-	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
-	    !qp->rnr_wait && qp->snd_una != qp->snd_nxt) {
-		lost = qp->lost;
-		mro_detect_loss(qp, true);
-		if (qp->lost != lost) {
-			mro_cc_loss(qp, lost);
-			mro_req_run(qp, &out, 64);
-		}
-	}
-	return mro_req_timer_done(qp, &out);
-}
-
-enum hrtimer_restart mro_req_rnr(struct hrtimer *timer)
-{
-	struct mro_qp *qp = container_of(timer, struct mro_qp, rnr_timer);
-	struct sk_buff_head out;
-	u32 psn;
-
-	__skb_queue_head_init(&out);
-	spin_lock(&qp->lock);
-	if (qp->rnr_wait) {
-		qp->rnr_wait = false;
-		/* resend what the receiver refused and everything after it */
-		for (psn = qp->rnr_psn; mro_seq_before(psn, qp->snd_nxt);
-		     psn++) {
-			struct mro_txslot *t;
-
-			if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
-				continue;
-			t = mro_slot(qp, psn);
-			if (t->state == MRO_TX_SENT) {
-				t->state = MRO_TX_LOST;
-				t->fast_lost = false;
-				qp->lost++;
-			}
-		}
-		mro_req_run(qp, &out, 64);
-	}
-	return mro_req_timer_done(qp, &out);
 }

@@ -90,7 +90,7 @@ static void mro_cc_send_credit(struct mro_qp *qp, u32 grant,
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
 	/* an ACK's cum_psn: the requester takes the grant only if it is one */
-	hdr.psn = qp->rxwin.base;
+	hdr.psn = qp->resp.win.base;
 	hdr.tsval = mro_qp_tsval(qp, mro_now_us());
 	hdr.ctrl.credit_psn = grant;
 	skb = mro_tx_build(qp, &qp->av, &hdr, 0, &payload);
@@ -212,7 +212,7 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 	switch (new_state) {
 	case IB_QPS_RTR:
 		mro_credit_rx_release(&d->pool, &c->crx);
-		mro_credit_rx_reset(&c->crx, qp->rxwin.base,
+		mro_credit_rx_reset(&c->crx, qp->resp.win.base,
 				    READ_ONCE(d->params.credits) ?
 				    READ_ONCE(d->params.spec_window) : 0);
 		c->idle_us = 0;
@@ -223,10 +223,10 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 		ops = mro_cc_dev_algo(d, &ap);
 		mro_cc_init(&c->cc, ops, &d->params, ap);
 		/* without credits here, no speculation: the whole window */
-		mro_credit_tx_init(&c->ctx, qp->snd_nxt,
+		mro_credit_tx_init(&c->ctx, qp->req.nxt,
 				   READ_ONCE(d->params.credits) ?
 				   READ_ONCE(d->params.spec_window) :
-				   qp->txwin);
+				   qp->req.win);
 		c->pace_rate = 0;
 		c->pace_next_ns = 0;
 		c->cwnd_closed = false;
@@ -248,7 +248,7 @@ void mro_cc_qp_state(struct mro_qp *qp, int new_state)
 /* PSNs in the network (mro_cc_pipe()) */
 static u32 mro_cc_qp_pipe(struct mro_qp *qp)
 {
-	return mro_cc_pipe(mro_inflight(qp), qp->cc.sacked, qp->lost);
+	return mro_cc_pipe(mro_inflight(qp), qp->cc.sacked, qp->req.lost);
 }
 
 /* packets in the pacing clock's burst (mro_pace_burst()) */
@@ -323,8 +323,8 @@ bool mro_cc_may_send(struct mro_qp *qp, u32 npsn)
 	pipe = mro_cc_qp_pipe(qp);
 	if (!mro_cc_window_ok(qp, pipe, npsn, true))
 		return false;
-	avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
-	if (mro_ackpol_credit_wait(avail, c->ctx.credit_psn - qp->snd_una,
+	avail = mro_credit_tx_avail(&c->ctx, qp->req.nxt);
+	if (mro_ackpol_credit_wait(avail, c->ctx.credit_psn - qp->req.una,
 				   npsn, &c->credit_closed)) {
 		if (pipe) {
 			mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_LIMITED, 1);
@@ -347,11 +347,11 @@ u32 mro_cc_read_burst(struct mro_qp *qp, u32 n)
 		return n;
 	return mro_ackpol_burst_size(n, mro_cc_qp_pipe(qp),
 				     c->cc.ops->cwnd(&c->cc),
-				     mro_credit_tx_avail(&c->ctx, qp->snd_nxt));
+				     mro_credit_tx_avail(&c->ctx, qp->req.nxt));
 }
 
 /*
- * A retransmission replaces a packet that left the pipe (qp->lost): it
+ * A retransmission replaces a packet that left the pipe (qp->req.lost): it
  * takes a place in the window and on the pacing clock like a new one,
  * but no credit (its PSN was granted before).  The first resend after
  * an RTO goes regardless.
@@ -395,7 +395,7 @@ bool mro_cc_ack_req(struct mro_qp *qp, u32 psn)
 	lockdep_assert_held(&qp->lock);
 	if (!c->on)
 		return false;
-	return mro_ackpol_need_ack(psn, qp->snd_una, c->cc.ops->cwnd(&c->cc),
+	return mro_ackpol_need_ack(psn, qp->req.una, c->cc.ops->cwnd(&c->cc),
 				   mro_cc_qp_pipe(qp) + 1,
 				   mro_credit_tx_avail(&c->ctx, psn + 1));
 }
@@ -441,9 +441,9 @@ void mro_cc_loss(struct mro_qp *qp, u32 old_lost)
 	u32 dec = c->cc.decreases;
 
 	lockdep_assert_held(&qp->lock);
-	if (!c->on || qp->lost <= old_lost)
+	if (!c->on || qp->req.lost <= old_lost)
 		return;
-	mro_cc_on_loss(&c->cc, mro_now_us(), qp->lost - old_lost);
+	mro_cc_on_loss(&c->cc, mro_now_us(), qp->req.lost - old_lost);
 	mro_cc_feedback_done(qp, dec);
 }
 
@@ -457,10 +457,10 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 	unsigned int bad;
 
 	lockdep_assert_held(&qp->lock);
-	if (!c->on || mro_seq_after(a->cum_psn, qp->snd_nxt))
+	if (!c->on || mro_seq_after(a->cum_psn, qp->req.nxt))
 		return;
-	switch (mro_credit_tx_update(&c->ctx, a->credit_psn, qp->snd_una,
-				     qp->txwin)) {
+	switch (mro_credit_tx_update(&c->ctx, a->credit_psn, qp->req.una,
+				     qp->req.win)) {
 	case MRO_CREDIT_BAD:
 		mro_count(qp->dev->stats, MRO_CNT_CC_BAD_FEEDBACK, 1);
 		break;
@@ -468,13 +468,13 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 		break;
 	}
 	dec = c->cc.decreases;
-	c->cc.srtt_us = qp->srtt_us;
-	c->cc.rttvar_us = qp->rttvar_us;
+	c->cc.srtt_us = qp->req.srtt_us;
+	c->cc.rttvar_us = qp->req.rttvar_us;
 	/* delay counts from the echoed path's own base RTT */
 	if (a->echo_path < qp->paths.n)
 		pmin = qp->paths.path[a->echo_path].min_rtt_us;
 	bad = mro_cc_make_sample(&c->cc, now, a->ts_echo, a->ecn_ce,
-				 qp->snd_una - old_una, mro_inflight(qp), pmin,
+				 qp->req.una - old_una, mro_inflight(qp), pmin,
 				 &s);
 	s.peer_ts = hdr->tsval;
 	if (bad & MRO_CC_FB_BAD_ECN)
@@ -485,8 +485,8 @@ void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 			qp->paths.path[a->echo_path].ecn += s.ecn;
 	}
 	mro_cc_on_ack(&c->cc, &s);
-	if (qp->lost > old_lost)
-		mro_cc_on_loss(&c->cc, now, qp->lost - old_lost);
+	if (qp->req.lost > old_lost)
+		mro_cc_on_loss(&c->cc, now, qp->req.lost - old_lost);
 	mro_cc_feedback_done(qp, dec);
 }
 
@@ -502,7 +502,7 @@ void mro_cc_resp(struct mro_qp *qp, u32 old_una, bool ce)
 	struct mro_cc_qp *c = &qp->cc;
 	struct mro_cc_sample s = {
 		.now_us = mro_now_us(),
-		.acked = qp->snd_una - old_una,
+		.acked = qp->req.una - old_una,
 		.ecn = ce,
 	};
 	u32 dec;
@@ -515,8 +515,8 @@ void mro_cc_resp(struct mro_qp *qp, u32 old_una, bool ce)
 		c->cc.ecn_total++;
 	}
 	dec = c->cc.decreases;
-	c->cc.srtt_us = qp->srtt_us;
-	c->cc.rttvar_us = qp->rttvar_us;
+	c->cc.srtt_us = qp->req.srtt_us;
+	c->cc.rttvar_us = qp->req.rttvar_us;
 	mro_cc_on_ack(&c->cc, &s);
 	mro_cc_feedback_done(qp, dec);
 }
@@ -556,13 +556,13 @@ enum mro_rx_verdict mro_cc_credit_rcv(struct mro_qp *qp, u32 psn,
 
 	lockdep_assert_held(&qp->lock);
 	/* its PSN is the responder's cum_psn, held to an ACK's bounds */
-	if (!mro_ack_cum_ok(psn, qp->snd_una, qp->snd_nxt, qp->txwin))
+	if (!mro_ack_cum_ok(psn, qp->req.una, qp->req.nxt, qp->req.win))
 		return MRO_RXV_ACK_RANGE;
 	mro_count(qp->dev->stats, MRO_CNT_CC_CREDIT_RCVD, 1);
 	if (!c->on)
 		return MRO_RXV_OK;
-	if (mro_credit_tx_update(&c->ctx, ctrl->credit_psn, qp->snd_una,
-				 qp->txwin) == MRO_CREDIT_BAD)
+	if (mro_credit_tx_update(&c->ctx, ctrl->credit_psn, qp->req.una,
+				 qp->req.win) == MRO_CREDIT_BAD)
 		return MRO_RXV_BAD_FEEDBACK;
 	return MRO_RXV_OK;
 }
@@ -576,7 +576,7 @@ static void mro_cc_rx_activate(struct mro_qp *qp)
 		return;
 	mro_credit_rx_activate(&qp->dev->cc.pool, rx);
 	/* a new sender's speculation counts from its first packet */
-	mro_credit_rx_account(&qp->dev->cc.pool, rx, qp->rxwin.base);
+	mro_credit_rx_account(&qp->dev->cc.pool, rx, qp->resp.win.base);
 	mro_cc_credit_arm(qp);
 }
 
@@ -586,7 +586,7 @@ void mro_cc_rx(struct mro_qp *qp, const struct mro_hdr *hdr)
 
 	lockdep_assert_held(&qp->lock);
 	if (hdr->ce)
-		qp->ecn_ce++;
+		qp->resp.ecn_ce++;
 	if (qp->ibqp.qp_type != IB_QPT_RC ||
 	    !READ_ONCE(mro_cc_p(qp)->credits))
 		return;
@@ -599,7 +599,7 @@ u32 mro_cc_grant(struct mro_qp *qp)
 {
 	const struct mro_cc_params *p = mro_cc_p(qp);
 	struct mro_credit_rx *rx = &qp->cc.crx;
-	u32 base = qp->rxwin.base, win = qp->rxwin.size;
+	u32 base = qp->resp.win.base, win = qp->resp.win.size;
 
 	lockdep_assert_held(&qp->lock);
 	if (!READ_ONCE(p->credits)) {

@@ -77,7 +77,7 @@ void mro_cc_sent(struct mro_qp *qp, u32 bytes);
 void mro_cc_slot_acked(struct mro_qp *qp);
 void mro_cc_una_passed(struct mro_qp *qp);
 bool mro_cc_ack_req(struct mro_qp *qp, u32 psn);
-/* the reorder timer declared PSNs lost (qp->lost was @old_lost) */
+/* the reorder timer declared PSNs lost (qp->req.lost was @old_lost) */
 void mro_cc_loss(struct mro_qp *qp, u32 old_lost);
 void mro_cc_ack(struct mro_qp *qp, const struct mro_hdr *hdr, u32 old_una,
 		u32 old_lost);

@@ -49,7 +49,7 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns)
 		s.cwnd = c->cc.ops->cwnd(&c->cc);
 		s.ssthresh = c->cc.ssthresh;
 		s.credit_psn = c->ctx.credit_psn;
-		s.credit_avail = mro_credit_tx_avail(&c->ctx, qp->snd_nxt);
+		s.credit_avail = mro_credit_tx_avail(&c->ctx, qp->req.nxt);
 		s.ecn_echoed = c->cc.ecn_total;
 		s.delay_us = info.delay_us;
 		s.rev_delay_us = info.rev_delay_us;
@@ -60,7 +60,7 @@ void mro_cc_fill_res(struct sk_buff *msg, struct mro_qp *qp, bool psns)
 		s.decreases = c->cc.decreases;
 	}
 	s.grant_psn = c->crx.grant_psn;
-	s.ecn_rcvd = qp->ecn_ce;
+	s.ecn_rcvd = qp->resp.ecn_ce;
 	spin_unlock_bh(&qp->lock);
 	if (s.min_rtt_us == U32_MAX)
 		s.min_rtt_us = 0;

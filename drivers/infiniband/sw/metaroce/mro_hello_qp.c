@@ -26,11 +26,11 @@ void mro_hello_prepare(struct mro_qp *qp)
 	} while (!nonce);
 	if (qp->prot)
 		mro_contract_local(&c, qp->prot->mode, qp->prot->key_id,
-				   qp->prot->prev_key_id, qp->txwin);
+				   qp->prot->prev_key_id, qp->req.win);
 	else
-		mro_contract_local(&c, METAROCE_PROT_NONE, 0, 0, qp->txwin);
+		mro_contract_local(&c, METAROCE_PROT_NONE, 0, 0, qp->req.win);
 	/* our first PSN is known at RTS (mro_hello_start()) */
-	mro_hello_init(&qp->hello, &c, nonce, 0, qp->rxwin.base);
+	mro_hello_init(&qp->hello, &c, nonce, 0, qp->resp.win.base);
 }
 
 static void mro_hello_send(struct mro_qp *qp, struct sk_buff_head *out)
@@ -58,7 +58,7 @@ static void mro_hello_send(struct mro_qp *qp, struct sk_buff_head *out)
 /* a protected QP without keys waits for HELLOs with this timer */
 static void mro_hello_arm(struct mro_qp *qp)
 {
-	u64 us = max_t(u64, ktime_to_us(qp->rto), MRO_HELLO_MIN_WAIT_US);
+	u64 us = max_t(u64, ktime_to_us(qp->req.rto), MRO_HELLO_MIN_WAIT_US);
 
 	mro_rto_start(qp, mro_rto_backoff(us, min_t(u32, qp->hello.sent,
 						    MRO_RTO_MAX_BACKOFF)));
@@ -70,7 +70,7 @@ void mro_hello_start(struct mro_qp *qp, struct sk_buff_head *out)
 	lockdep_assert_held(&qp->lock);
 	if (mro_qp_is_ud(qp) || !qp->hello.nonce || qp->hello.psn_set)
 		return;
-	qp->hello.psn = qp->snd_nxt;
+	qp->hello.psn = qp->req.nxt;
 	qp->hello.psn_set = true;
 	mro_hello_send(qp, out);
 	if (!mro_prot_tx_ready(qp->prot)) {

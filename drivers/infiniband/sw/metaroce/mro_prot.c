@@ -196,7 +196,7 @@ void mro_prot_work(struct work_struct *work)
 		p->rx = rx;
 		p->keyed = true;
 		/* the HELLO timer; the data that now leaves arms it again */
-		hrtimer_try_to_cancel(&qp->rto_timer);
+		hrtimer_try_to_cancel(&qp->req.rto_timer);
 	}
 	spin_unlock_bh(&qp->lock);
 	if (err)

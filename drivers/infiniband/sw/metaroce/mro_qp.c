@@ -130,36 +130,37 @@ static int mro_qp_alloc_transport(struct mro_qp *qp)
 	u16 npaths = mro_dev_npaths(qp->dev);
 	int err;
 
-	qp->txwin = win;
-	qp->tx = kvcalloc(win, sizeof(*qp->tx), GFP_KERNEL_ACCOUNT);
-	if (!qp->tx)
+	qp->req.win = win;
+	qp->req.slot = kvcalloc(win, sizeof(*qp->req.slot), GFP_KERNEL_ACCOUNT);
+	if (!qp->req.slot)
 		return -ENOMEM;
-	err = mro_rxwin_init(&qp->rxwin, win, 0, GFP_KERNEL_ACCOUNT);
+	err = mro_rxwin_init(&qp->resp.win, win, 0, GFP_KERNEL_ACCOUNT);
 	if (err)
 		return err;
-	qp->nmsg = METAROCE_MSG_WINDOW;
-	qp->rmsg = kvcalloc(qp->nmsg, sizeof(*qp->rmsg), GFP_KERNEL_ACCOUNT);
-	if (!qp->rmsg)
+	qp->resp.nmsg = METAROCE_MSG_WINDOW;
+	qp->resp.rmsg = kvcalloc(qp->resp.nmsg, sizeof(*qp->resp.rmsg), GFP_KERNEL_ACCOUNT);
+	if (!qp->resp.rmsg)
 		return -ENOMEM;
 	/* SGEs as many as a receive WQE of this QP can have, not the most */
-	qp->rmsg_max_sge = max_t(u32, 1, qp->srq ? qp->srq->max_sge :
-					 qp->rq_max_sge);
-	qp->rmsg_sge = kvcalloc(qp->nmsg * qp->rmsg_max_sge,
-				sizeof(*qp->rmsg_sge), GFP_KERNEL_ACCOUNT);
-	if (!qp->rmsg_sge)
+	qp->resp.rmsg_max_sge = max_t(u32, 1, qp->srq ? qp->srq->max_sge :
+					      qp->rq_max_sge);
+	qp->resp.rmsg_sge = kvcalloc(qp->resp.nmsg * qp->resp.rmsg_max_sge,
+				     sizeof(*qp->resp.rmsg_sge),
+				     GFP_KERNEL_ACCOUNT);
+	if (!qp->resp.rmsg_sge)
 		return -ENOMEM;
-	qp->ares = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->ares), GFP_KERNEL_ACCOUNT);
-	if (!qp->ares)
+	qp->resp.ares = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->resp.ares), GFP_KERNEL_ACCOUNT);
+	if (!qp->resp.ares)
 		return -ENOMEM;
-	qp->rres = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->rres), GFP_KERNEL_ACCOUNT);
-	if (!qp->rres)
+	qp->resp.rres = kcalloc(MRO_MAX_RD_ATOM, sizeof(*qp->resp.rres), GFP_KERNEL_ACCOUNT);
+	if (!qp->resp.rres)
 		return -ENOMEM;
-	qp->pend = kcalloc(MRO_NPEND, sizeof(*qp->pend), GFP_KERNEL_ACCOUNT);
-	if (!qp->pend)
+	qp->resp.pend = kcalloc(MRO_NPEND, sizeof(*qp->resp.pend), GFP_KERNEL_ACCOUNT);
+	if (!qp->resp.pend)
 		return -ENOMEM;
 	if (mro_qp_is_ud(qp))
 		npaths = 1;
-	qp->ts_off = get_random_u32();
+	qp->req.ts_off = get_random_u32();
 	err = mro_paths_init(&qp->paths, npaths, get_random_u32(),
 			     GFP_KERNEL_ACCOUNT);
 	if (err)
@@ -173,13 +174,13 @@ static void mro_qp_free_all(struct mro_qp *qp)
 {
 	mro_routes_free(qp);
 	mro_paths_free(&qp->paths);
-	kfree(qp->pend);
-	kfree(qp->rres);
-	kfree(qp->ares);
-	kvfree(qp->rmsg_sge);
-	kvfree(qp->rmsg);
-	mro_rxwin_free(&qp->rxwin);
-	kvfree(qp->tx);
+	kfree(qp->resp.pend);
+	kfree(qp->resp.rres);
+	kfree(qp->resp.ares);
+	kvfree(qp->resp.rmsg_sge);
+	kvfree(qp->resp.rmsg);
+	mro_rxwin_free(&qp->resp.win);
+	kvfree(qp->req.slot);
 	kvfree(qp->swqe_av);
 	kvfree(qp->swqe_sge);
 	kvfree(qp->swqe);
@@ -239,12 +240,12 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		qp->srq = to_mro_srq(init->srq);
 	qp->path_mtu = IB_MTU_1024;
 	qp->mtu = 1024;
-	hrtimer_init(&qp->rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->rto_timer.function = mro_req_rto;
-	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->rnr_timer.function = mro_req_rnr;
-	hrtimer_init(&qp->reo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->reo_timer.function = mro_req_reo;
+	hrtimer_init(&qp->req.rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->req.rto_timer.function = mro_req_rto;
+	hrtimer_init(&qp->req.rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->req.rnr_timer.function = mro_req_rnr;
+	hrtimer_init(&qp->req.reo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->req.reo_timer.function = mro_req_reo;
 	hrtimer_init(&qp->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->probe_timer.function = mro_rec_probe_timer;
 	INIT_WORK(&qp->tx_work, mro_req_tx_work);
@@ -320,9 +321,9 @@ static void mro_qp_flush_srq_claims(struct mro_qp *qp)
 	lockdep_assert_held(&qp->lock);
 	if (!qp->srq)
 		return;
-	for (k = 0; k < qp->nmsg; k++) {
-		struct mro_rmsg *m = &qp->rmsg[(qp->rcv_msn + k) &
-					       (qp->nmsg - 1)];
+	for (k = 0; k < qp->resp.nmsg; k++) {
+		struct mro_rmsg *m = &qp->resp.rmsg[(qp->resp.msn + k) &
+					       (qp->resp.nmsg - 1)];
 
 		if (m->state == MRO_RMSG_FREE)
 			continue;
@@ -349,22 +350,22 @@ static void mro_qp_reset_transport(struct mro_qp *qp)
 	qp->sq_head = mro_queue_consumer(qp->sq);
 	qp->sq_cur_valid = false;
 	qp->last_wqe_sent = false;
-	qp->lost = 0;
-	qp->rd_atomic_inflight = 0;
-	qp->rnr_wait = false;
-	qp->backoff = 0;
-	qp->ack_pending = 0;
+	qp->req.lost = 0;
+	qp->req.rd_atomic_inflight = 0;
+	qp->req.rnr_wait = false;
+	qp->req.backoff = 0;
+	qp->resp.ack_pending = 0;
 	memset(&qp->hello, 0, sizeof(qp->hello));
-	memset(qp->tx, 0, qp->txwin * sizeof(*qp->tx));
-	for (i = 0; i < qp->nmsg; i++)
-		qp->rmsg[i].state = MRO_RMSG_FREE;
+	memset(qp->req.slot, 0, qp->req.win * sizeof(*qp->req.slot));
+	for (i = 0; i < qp->resp.nmsg; i++)
+		qp->resp.rmsg[i].state = MRO_RMSG_FREE;
 	for (i = 0; i < MRO_MAX_RD_ATOM; i++) {
-		qp->ares[i].valid = false;
-		qp->rres[i].valid = false;
+		qp->resp.ares[i].valid = false;
+		qp->resp.rres[i].valid = false;
 	}
 	for (i = 0; i < MRO_NPEND; i++)
-		qp->pend[i].valid = false;
-	mro_keyorder_init(&qp->keyorder);
+		qp->resp.pend[i].valid = false;
+	mro_keyorder_init(&qp->resp.keyorder);
 }
 
 static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
@@ -416,31 +417,31 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 
 		/* the resource rings are max_dest_rd_atomic long: start over */
 		for (i = 0; i < MRO_MAX_RD_ATOM; i++) {
-			qp->ares[i].valid = false;
-			qp->rres[i].valid = false;
+			qp->resp.ares[i].valid = false;
+			qp->resp.rres[i].valid = false;
 		}
-		qp->ares_next = 0;
-		qp->rres_next = 0;
+		qp->resp.ares_next = 0;
+		qp->resp.rres_next = 0;
 		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	}
 	if (mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num & METAROCE_QPN_MASK;
 	if (mask & IB_QP_RQ_PSN) {
-		mro_rxwin_reset(&qp->rxwin, attr->rq_psn & METAROCE_QPN_MASK);
-		qp->rcv_msn = 0;
+		mro_rxwin_reset(&qp->resp.win, attr->rq_psn & METAROCE_QPN_MASK);
+		qp->resp.msn = 0;
 		mro_uc_reset(qp);
 	}
 	if (mask & IB_QP_SQ_PSN) {
-		qp->snd_una = attr->sq_psn & METAROCE_QPN_MASK;
-		qp->snd_nxt = qp->snd_una;
-		qp->tx_last_psn = qp->snd_una - 1;
-		qp->highest_acked = qp->snd_una;
-		qp->ack_known_end = qp->snd_una;
-		qp->late_tx_end = qp->snd_una;
-		qp->win_closed = false;
-		qp->acked_sent_us = mro_now_us();
-		qp->acked_at_us = qp->acked_sent_us;
-		qp->snd_msn = 0;
+		qp->req.una = attr->sq_psn & METAROCE_QPN_MASK;
+		qp->req.nxt = qp->req.una;
+		qp->req.tx_last_psn = qp->req.una - 1;
+		qp->req.highest_acked = qp->req.una;
+		qp->req.ack_known_end = qp->req.una;
+		qp->req.late_tx_end = qp->req.una;
+		qp->req.win_closed = false;
+		qp->req.acked_sent_us = mro_now_us();
+		qp->req.acked_at_us = qp->req.acked_sent_us;
+		qp->req.msn = 0;
 	}
 	/*
 	 * UD has no path MTU: a datagram may fill the port's active MTU.  RC
@@ -458,7 +459,7 @@ static int mro_qp_apply(struct mro_qp *qp, struct ib_qp_attr *attr, int mask)
 					   METAROCE_CRC_LEN : 0),
 					  READ_ONCE(mro_mtu_fill) &&
 					  qp->path_mtu >= active);
-	qp->rto = mro_timeout_to_ktime(qp->timeout);
+	qp->req.rto = mro_timeout_to_ktime(qp->timeout);
 	return 0;
 }
 
@@ -537,9 +538,9 @@ int mro_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			mro_hello_prepare(qp);
 			break;
 		case IB_QPS_RTS:
-			qp->retry_left = qp->retry_cnt;
-			qp->stall_us = mro_now_us();
-			qp->rnr_left = qp->rnr_retry;
+			qp->req.retry_left = qp->retry_cnt;
+			qp->req.stall_us = mro_now_us();
+			qp->req.rnr_left = qp->rnr_retry;
 			mro_hello_start(qp, &out);
 			break;
 		case IB_QPS_SQD:
@@ -617,8 +618,8 @@ int mro_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->path_mig_state = IB_MIG_MIGRATED;
 	attr->qkey = qp->qkey;
 	if (psns) {
-		attr->rq_psn = qp->rxwin.base & METAROCE_QPN_MASK;
-		attr->sq_psn = qp->snd_nxt & METAROCE_QPN_MASK;
+		attr->rq_psn = qp->resp.win.base & METAROCE_QPN_MASK;
+		attr->sq_psn = qp->req.nxt & METAROCE_QPN_MASK;
 	}
 	attr->dest_qp_num = qp->dest_qpn;
 	attr->qp_access_flags = qp->access_flags;
@@ -673,9 +674,9 @@ int mro_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mro_qp_put(qp);
 	wait_for_completion(&qp->released);
 	cancel_work_sync(&qp->post_work);
-	hrtimer_cancel(&qp->rto_timer);
-	hrtimer_cancel(&qp->rnr_timer);
-	hrtimer_cancel(&qp->reo_timer);
+	hrtimer_cancel(&qp->req.rto_timer);
+	hrtimer_cancel(&qp->req.rnr_timer);
+	hrtimer_cancel(&qp->req.reo_timer);
 	hrtimer_cancel(&qp->probe_timer);
 	mro_cc_qp_destroy(qp);
 	cancel_work_sync(&qp->tx_work);
@@ -705,12 +706,12 @@ void mro_qp_event(struct mro_qp *qp, enum ib_event_type type)
 static void mro_qp_enter_err(struct mro_qp *qp, int status, unsigned long ip)
 {
 	lockdep_assert_held(&qp->lock);
-	trace_mro_qp_error(qp->qpn, status, qp->snd_una, qp->snd_nxt,
-			   qp->rxwin.base, ip);
+	trace_mro_qp_error(qp->qpn, status, qp->req.una, qp->req.nxt,
+			   qp->resp.win.base, ip);
 	qp->state = IB_QPS_ERR;
-	hrtimer_try_to_cancel(&qp->rto_timer);
-	hrtimer_try_to_cancel(&qp->rnr_timer);
-	hrtimer_try_to_cancel(&qp->reo_timer);
+	hrtimer_try_to_cancel(&qp->req.rto_timer);
+	hrtimer_try_to_cancel(&qp->req.rnr_timer);
+	hrtimer_try_to_cancel(&qp->req.reo_timer);
 	hrtimer_try_to_cancel(&qp->probe_timer);
 }
 

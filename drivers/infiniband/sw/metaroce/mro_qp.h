@@ -131,6 +131,81 @@ struct mro_atomic_res {
 	u64 orig;
 };
 
+/*
+ * The requester's transport state: the send window of PSNs, loss
+ * recovery and its timers.  qp->lock protects all of it; the functions
+ * that change it assert so.  Invariants: una <= highest_acked <= nxt and
+ * nxt - una <= win (PSN order); lost counts the slots of [una, nxt) in
+ * MRO_TX_LOST; a slot's state says whether its PSN waits for an ACK, a
+ * resend or nothing.
+ */
+struct mro_requester {
+	u32 una;			/* oldest PSN not acknowledged */
+	u32 nxt;			/* next new PSN */
+	u32 msn;			/* next receive-consuming message */
+	u32 win;			/* PSNs in flight at most (pow2) */
+	struct mro_txslot *slot;	/* per PSN, indexed psn & (win - 1) */
+	u32 rd_atomic_inflight;
+	u32 lost;			/* slots in MRO_TX_LOST */
+	u32 highest_acked;		/* highest PSN known received + 1 */
+	u32 retry_left;			/* RTOs without progress before error */
+	u32 stall_us;			/* when the episode without progress began */
+	bool acked_new;			/* a PSN acknowledged since the last check */
+	u32 rnr_left;
+	bool rnr_wait;
+	u32 rnr_psn;
+	ktime_t rto;			/* IB local ACK timeout */
+	u32 rto_us;			/* current RTO before backoff */
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 ts_off;			/* tsval on the wire: mro_now_us() + this */
+	u32 backoff;
+	bool pto_armed;			/* rto_timer is the tail-loss probe */
+	u32 rto_due_us;			/* when rto_timer should fire */
+	bool tlp_done;			/* probed since the last progress */
+	u32 ack_known_end;		/* latest ACK reported PSNs before it */
+	u32 acked_sent_us;		/* latest send time of a delivered PSN */
+	u32 acked_at_us;		/* when acked_sent_us last moved */
+	u32 reo_due_us;			/* when reo_timer should fire */
+	struct mro_reo reo;		/* adaptive reordering window */
+	u32 late_tx_end;		/* nxt when a resend/probe last left */
+	u32 tx_last_psn;		/* PSN of the newest data transmission */
+	bool win_closed;		/* waits for the window to reopen */
+	struct hrtimer rto_timer;
+	struct hrtimer rnr_timer;
+	struct hrtimer reo_timer;	/* loss by time, between ACKs */
+};
+
+/*
+ * The responder's transport state: the receive window of PSNs, the
+ * messages being placed in order of MSN, the responder resources and
+ * what waits for earlier PSNs.  qp->lock protects all of it.
+ * Invariants: a message completes only at msn (MSN order); a READ or
+ * atomic request and a remote invalidation run only when win.base
+ * reached them (IB orders them after every earlier PSN).
+ */
+struct mro_responder {
+	struct mro_rxwin win;
+	u32 msn;			/* next message to complete */
+	u32 nmsg;			/* rmsg ring size (pow2) */
+	struct mro_rmsg *rmsg;
+	struct ib_sge *rmsg_sge;	/* rmsg_max_sge per rmsg */
+	u32 rmsg_max_sge;		/* the RQ's (or SRQ's) max_sge */
+	struct mro_atomic_res *ares;	/* MRO_MAX_RD_ATOM entries */
+	struct mro_read_res *rres;	/* READs answered, as many */
+	struct mro_pending_req *pend;	/* MRO_NPEND entries */
+	u32 ares_next;
+	u32 rres_next;
+	u32 ack_pending;		/* packets since last ACK */
+	u16 dup_ack_turn;		/* rotates the paths of duplicates' ACKs */
+	u32 ecn_ce;			/* CE-marked packets received */
+	/* UC: the messages before uc_fence_msn precede uc_fence_psn */
+	u32 uc_fence_msn;
+	u32 uc_fence_psn;
+	/* SEND_WITH_INVs waiting for every earlier PSN (mro_keyorder.h) */
+	struct mro_keyorder keyorder;
+};
+
 struct mro_qp {
 	struct ib_qp ibqp;
 	struct mro_dev *dev;
@@ -181,70 +256,17 @@ struct mro_qp {
 	struct mro_cq *scq;
 	struct mro_cq *rcq;
 
-	/* transport: requester side */
-	u32 snd_una;			/* oldest PSN not acknowledged */
-	u32 snd_nxt;			/* next new PSN */
-	u32 snd_msn;			/* next receive-consuming message */
-	u32 txwin;			/* PSNs in flight at most (pow2) */
-	struct mro_txslot *tx;
-	u32 rd_atomic_inflight;
-	u32 lost;			/* slots in MRO_TX_LOST */
-	u32 highest_acked;		/* highest PSN known received + 1 */
-	u32 retry_left;			/* RTOs without progress before error */
-	u32 stall_us;			/* when the episode without progress began */
-	bool acked_new;			/* a PSN acknowledged since the last check */
-	u32 rnr_left;
-	bool rnr_wait;
-	u32 rnr_psn;
-	ktime_t rto;			/* IB local ACK timeout */
-	u32 rto_us;			/* current RTO before backoff */
-	u32 srtt_us;
-	u32 rttvar_us;
-	u32 ts_off;			/* tsval on the wire: mro_now_us() + this */
-	u32 backoff;
-	bool pto_armed;			/* rto_timer is the tail-loss probe */
-	u32 rto_due_us;			/* when rto_timer should fire */
-	bool tlp_done;			/* probed since the last progress */
-	u32 ack_known_end;		/* latest ACK reported PSNs before it */
-	u32 acked_sent_us;		/* latest send time of a delivered PSN */
-	u32 acked_at_us;		/* when acked_sent_us last moved */
-	u32 reo_due_us;			/* when reo_timer should fire */
-	struct mro_reo reo;		/* adaptive reordering window */
-	u32 late_tx_end;		/* snd_nxt when a resend/probe last left */
-	u32 tx_last_psn;		/* PSN of the newest data transmission */
-	bool win_closed;		/* waits for the window to reopen */
-	struct hrtimer rto_timer;
-	struct hrtimer rnr_timer;
-	struct hrtimer reo_timer;	/* loss by time, between ACKs */
+	/* transport */
+	struct mro_requester req;
 	struct hrtimer probe_timer;	/* the next retired path's re-probe */
 	struct work_struct tx_work;
 	struct work_struct post_work;	/* doorbell of a post with IRQs off */
 	struct sk_buff_head txq;	/* built, not yet sent, in order */
 	bool tx_draining;		/* a context is transmitting txq */
-
-	/* transport: responder side */
-	struct mro_rxwin rxwin;
 	struct mro_hello hello;		/* negotiation (RC, UC) */
 	struct mro_conn_prot *prot;		/* protection; NULL: none */
 	struct mro_dgram_tx *dgram;		/* UD: sealing key; NULL: none */
-	u32 rcv_msn;			/* next message to complete */
-	u32 nmsg;			/* rmsg ring size (pow2) */
-	struct mro_rmsg *rmsg;
-	struct ib_sge *rmsg_sge;	/* rmsg_max_sge per rmsg */
-	u32 rmsg_max_sge;		/* the RQ's (or SRQ's) max_sge */
-	struct mro_atomic_res *ares;	/* MRO_MAX_RD_ATOM entries */
-	struct mro_read_res *rres;	/* READs answered, as many */
-	struct mro_pending_req *pend;	/* MRO_NPEND entries */
-	u32 ares_next;
-	u32 rres_next;
-	u32 ack_pending;		/* packets since last ACK */
-	u16 dup_ack_turn;		/* rotates the paths of duplicates' ACKs */
-	u32 ecn_ce;			/* CE-marked packets received */
-	/* UC: the messages before uc_fence_msn precede uc_fence_psn */
-	u32 uc_fence_msn;
-	u32 uc_fence_psn;
-	/* SEND_WITH_INVs waiting for every earlier PSN (mro_keyorder.h) */
-	struct mro_keyorder keyorder;
+	struct mro_responder resp;
 
 	/* paths */
 	struct mro_pathset paths;
@@ -337,7 +359,7 @@ void mro_qp_tx_drain(struct mro_qp *qp);
 /* the tx slot of @psn, the kernel copy of SQ index @idx and its SGEs */
 static inline struct mro_txslot *mro_slot(struct mro_qp *qp, u32 psn)
 {
-	return &qp->tx[psn & (qp->txwin - 1)];
+	return &qp->req.slot[psn & (qp->req.win - 1)];
 }
 
 static inline struct mro_swqe *mro_swqe_at(struct mro_qp *qp, u32 idx)
@@ -359,18 +381,18 @@ static inline struct mro_av *mro_swqe_av(struct mro_qp *qp, u32 idx)
 static inline struct ib_sge *mro_rmsg_sge(struct mro_qp *qp,
 					  struct mro_rmsg *m)
 {
-	return &qp->rmsg_sge[(m - qp->rmsg) * qp->rmsg_max_sge];
+	return &qp->resp.rmsg_sge[(m - qp->resp.rmsg) * qp->resp.rmsg_max_sge];
 }
 
 static inline u32 mro_inflight(struct mro_qp *qp)
 {
-	return qp->snd_nxt - qp->snd_una;
+	return qp->req.nxt - qp->req.una;
 }
 
 /* the WQE whose PSN range holds @psn, if in flight */
 static inline struct mro_swqe *mro_swqe_of_psn(struct mro_qp *qp, u32 psn)
 {
-	if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
+	if (!mro_seq_in(psn, qp->req.una, mro_inflight(qp)))
 		return NULL;
 	return mro_swqe_at(qp, mro_slot(qp, psn)->swqe);
 }
@@ -385,12 +407,18 @@ void mro_req_tx_work(struct work_struct *work);
 void mro_req_complete_ready(struct mro_qp *qp);
 enum ib_wc_opcode mro_wc_opcode(u32 opcode);
 
-/* mro_ack.c: requester, return path and timers */
+/* mro_ack.c: requester, return path */
 enum mro_rx_verdict mro_req_rcv(struct mro_qp *qp, const struct mro_hdr *hdr,
 				struct sk_buff *skb, struct sk_buff_head *out);
 void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 		       struct sk_buff_head *out);
+/* declare lost what the loss rules say is (@timer: the reorder timer's) */
+void mro_detect_loss(struct mro_qp *qp, bool timer);
+
+/* mro_req_timer.c: requester timers */
 enum hrtimer_restart mro_req_rto(struct hrtimer *t);
+enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
+enum hrtimer_restart mro_req_reo(struct hrtimer *t);
 
 /* mro_hello_qp.c: connection negotiation */
 void mro_hello_prepare(struct mro_qp *qp);
@@ -400,8 +428,6 @@ void mro_hello_unkeyed_rto(struct mro_qp *qp, struct sk_buff_head *out);
 enum mro_rx_verdict mro_hello_qp_rcv(struct mro_qp *qp,
 				     const struct mro_hdr *hdr,
 				     struct sk_buff_head *out);
-enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
-enum hrtimer_restart mro_req_reo(struct hrtimer *t);
 
 /* mro_recover.c: path health, re-probes, tail-loss probe, tracepoints */
 void mro_rec_lost(struct mro_qp *qp, u16 path, u32 seq, bool timeout);
@@ -487,7 +513,7 @@ int mro_mcast_xmit6(struct net *net, struct dst_entry *dst,
  */
 static inline u32 mro_qp_tsval(const struct mro_qp *qp, u32 now_us)
 {
-	return now_us + qp->ts_off;
+	return now_us + qp->req.ts_off;
 }
 
 /* mro_recv.c: packet dispatch */

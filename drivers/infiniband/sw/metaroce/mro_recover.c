@@ -51,7 +51,7 @@ static void mro_rec_arm_probe(struct mro_qp *qp)
 static void mro_rec_retire(struct mro_qp *qp, u16 p)
 {
 	mro_path_retire(&qp->paths, p, mro_now_us(),
-			MRO_PROBE_RTOS * qp->rto_us);
+			MRO_PROBE_RTOS * qp->req.rto_us);
 	mro_count(qp->dev->stats, MRO_CNT_PATH_RETIRED, 1);
 	mro_trace_path(qp, p, false);
 	mro_rec_arm_probe(qp);
@@ -82,7 +82,7 @@ void mro_rec_echo_check(struct mro_qp *qp)
 	 * packet arrived: ACKs that left after it came by other paths.
 	 */
 	for (p = 0; p < qp->paths.n && qp->paths.owed; p++)
-		if (mro_path_echo_overdue(&qp->paths, p, now, qp->rto_us))
+		if (mro_path_echo_overdue(&qp->paths, p, now, qp->req.rto_us))
 			mro_rec_retire(qp, p);
 }
 
@@ -115,7 +115,7 @@ static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq, u16 flags,
 	hdr.flags = METAROCE_F_ECT | METAROCE_F_ACK_REQ | flags;
 	hdr.sqpn = qp->qpn;
 	hdr.dqpn = qp->dest_qpn;
-	hdr.psn = qp->snd_nxt;
+	hdr.psn = qp->req.nxt;
 	hdr.path = p;
 	hdr.path_seq = seq;
 	hdr.tsval = mro_qp_tsval(qp, mro_now_us());
@@ -126,7 +126,7 @@ static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq, u16 flags,
 	mro_tx_seal(skb);
 	__skb_queue_tail(out, skb);
 	mro_path_sent(&qp->paths, p, 0, false);
-	qp->late_tx_end = qp->snd_nxt;	/* see mro_loss_scan_end() */
+	qp->req.late_tx_end = qp->req.nxt;	/* see mro_loss_scan_end() */
 	mro_count(qp->dev->stats, MRO_CNT_PROBES_SENT, 1);
 }
 
@@ -175,7 +175,7 @@ void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out)
 	u32 psn;
 
 	bitmap_zero(busy, MRO_MAX_PATHS);
-	for (psn = qp->snd_una; mro_seq_before(psn, qp->snd_nxt); psn++) {
+	for (psn = qp->req.una; mro_seq_before(psn, qp->req.nxt); psn++) {
 		struct mro_txslot *t = mro_slot(qp, psn);
 
 		if (t->state == MRO_TX_SENT && t->on_path &&
@@ -189,5 +189,5 @@ void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out)
 		probed++;
 	}
 	mro_count(qp->dev->stats, MRO_CNT_TLP, 1);
-	trace_mro_tlp(qp->qpn, qp->snd_una, qp->snd_nxt, probed);
+	trace_mro_tlp(qp->qpn, qp->req.una, qp->req.nxt, probed);
 }

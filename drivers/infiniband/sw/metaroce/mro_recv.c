@@ -113,9 +113,9 @@ static void mro_rx_done(struct mro_dev *dev, struct mro_qp *qp,
 static void mro_echo_to_local(const struct mro_qp *qp, struct mro_hdr *hdr)
 {
 	if (hdr->opcode == METAROCE_OP_ACK)
-		hdr->ack.ts_echo -= qp->ts_off;
+		hdr->ack.ts_echo -= qp->req.ts_off;
 	else if (hdr->opcode == METAROCE_OP_READ_RESP && hdr->rresp.ts_echo)
-		hdr->rresp.ts_echo -= qp->ts_off;
+		hdr->rresp.ts_echo -= qp->req.ts_off;
 }
 
 /* the handler of an accepted packet, by its opcode's row (mro_opcode.h) */

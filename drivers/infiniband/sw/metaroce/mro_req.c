@@ -282,7 +282,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		/* a different, healthy path than the ones that lost it */
 		old_path = mro_slot(qp, psn)->path;
 		path = mro_path_pick_retx(&qp->paths, avoid, &hdr.path_seq);
-		qp->late_tx_end = qp->snd_nxt;
+		qp->req.late_tx_end = qp->req.nxt;
 		trace_mro_retransmit(qp->qpn, psn, old_path, path,
 				     mro_slot(qp, psn)->retx + 1);
 	} else if (mro_psn_self_acked(psn)) {
@@ -299,7 +299,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		hdr.flags |= METAROCE_F_RETX;
 	if (mro_cc_ack_req(qp, psn) ||	/* the window closes: ask now */
 	    (qp->ibqp.qp_type == IB_QPT_RC &&
-	     mro_ackpol_txwin_ask(psn, qp->snd_una, qp->txwin)))
+	     mro_ackpol_txwin_ask(psn, qp->req.una, qp->req.win)))
 		hdr.flags |= METAROCE_F_ACK_REQ;
 	/* its answer, or the ACK, frees a responder resource: ask at once */
 	if (op->mask & MRO_OPM_RESPRES)
@@ -374,7 +374,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 	 */
 	if (qp->ibqp.qp_type == IB_QPT_RC && (hdr.flags & METAROCE_F_LAST)) {
 		hdr.flags |= METAROCE_F_ACK_PIGGY;
-		hdr.ack_psn = qp->rxwin.base;
+		hdr.ack_psn = qp->resp.win.base;
 	}
 	skb = mro_tx_build(qp, ud ? mro_swqe_av(qp, idx) : &qp->av, &hdr, plen,
 			   &payload);
@@ -397,7 +397,7 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		t->path_seq = hdr.path_seq;
 		t->on_path = true;
 		t->asked = hdr.flags & METAROCE_F_ACK_REQ;
-		qp->tx_last_psn = psn;
+		qp->req.tx_last_psn = psn;
 		if (retx) {
 			/* saturates: 0 would read as a first transmission */
 			if (t->retx < U8_MAX)
@@ -418,14 +418,14 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
  */
 static u32 mro_tail_pto(struct mro_qp *qp)
 {
-	u32 psn = qp->tx_last_psn, wnd;
+	u32 psn = qp->req.tx_last_psn, wnd;
 	struct mro_txslot *t;
 
 	lockdep_assert_held(&qp->lock);
-	if (qp->snd_una == qp->snd_nxt || !qp->srtt_us)
+	if (qp->req.una == qp->req.nxt || !qp->req.srtt_us)
 		return 0;
-	if (!mro_seq_in(psn, qp->snd_una, mro_inflight(qp)))
-		psn = qp->snd_nxt - 1;
+	if (!mro_seq_in(psn, qp->req.una, mro_inflight(qp)))
+		psn = qp->req.nxt - 1;
 	t = mro_slot(qp, psn);
 	if (t->state != MRO_TX_SENT || !(t->asked || t->retx) ||
 	    !t->on_path || t->path >= qp->paths.n)
@@ -434,11 +434,11 @@ static u32 mro_tail_pto(struct mro_qp *qp)
 	if (mro_swqe_at(qp, t->swqe)->opcode == IB_WR_RDMA_READ)
 		return 0;
 	/* a slower path's tail is not due as early as the fastest path's */
-	wnd = mro_loss_reo_wnd(qp->srtt_us, qp->rttvar_us, qp->reo.steps,
+	wnd = mro_loss_reo_wnd(qp->req.srtt_us, qp->req.rttvar_us, qp->req.reo.steps,
 			       mro_loss_spread(qp->paths.path[t->path].srtt_us,
 					       mro_paths_best_srtt(&qp->paths)));
-	return mro_pto_tail((s32)(t->sent_us - qp->acked_sent_us),
-			    mro_now_us() - qp->acked_at_us, wnd);
+	return mro_pto_tail((s32)(t->sent_us - qp->req.acked_sent_us),
+			    mro_now_us() - qp->req.acked_at_us, wnd);
 }
 
 void mro_arm_rto(struct mro_qp *qp)
@@ -446,6 +446,7 @@ void mro_arm_rto(struct mro_qp *qp)
 	u64 us;
 	u32 pto, tail;
 
+	lockdep_assert_held(&qp->lock);
 	/*
 	 * RFC 6298 shape (mro_rto.c); before the first RTT sample, the IB ACK
 	 * timeout.  The IB timeout does not cap it: a queue that makes the
@@ -454,18 +455,18 @@ void mro_arm_rto(struct mro_qp *qp)
 	 * first: at two RTTs, or sooner when the tail's ACK, expected from
 	 * the newest delivery, is a reordering window late.
 	 */
-	qp->rto_us = mro_rto_base(qp->srtt_us, qp->rttvar_us,
-				  READ_ONCE(mro_rto_min_us),
-				  ktime_to_us(qp->rto));
-	us = mro_rto_backoff(qp->rto_us, qp->backoff);
+	qp->req.rto_us = mro_rto_base(qp->req.srtt_us, qp->req.rttvar_us,
+				      READ_ONCE(mro_rto_min_us),
+				      ktime_to_us(qp->req.rto));
+	us = mro_rto_backoff(qp->req.rto_us, qp->req.backoff);
 	pto = 0;
-	if (!qp->tlp_done && !qp->backoff) {
-		pto = mro_pto(qp->srtt_us, us);
+	if (!qp->req.tlp_done && !qp->req.backoff) {
+		pto = mro_pto(qp->req.srtt_us, us);
 		tail = mro_tail_pto(qp);
 		if (tail && tail < us && (!pto || tail < pto))
 			pto = tail;
 	}
-	qp->pto_armed = pto;
+	qp->req.pto_armed = pto;
 	if (pto)
 		us = pto;
 	mro_rto_start(qp, us);
@@ -474,8 +475,9 @@ void mro_arm_rto(struct mro_qp *qp)
 /* the RTO timer fires @us from now; rto_due_us records when */
 void mro_rto_start(struct mro_qp *qp, u64 us)
 {
-	qp->rto_due_us = mro_now_us() + (u32)min_t(u64, us, U32_MAX / 2);
-	hrtimer_start(&qp->rto_timer, ns_to_ktime(us * NSEC_PER_USEC),
+	lockdep_assert_held(&qp->lock);
+	qp->req.rto_due_us = mro_now_us() + (u32)min_t(u64, us, U32_MAX / 2);
+	hrtimer_start(&qp->req.rto_timer, ns_to_ktime(us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
 }
 
@@ -507,9 +509,9 @@ noinline void mro_swqe_fail(struct mro_qp *qp, struct mro_swqe *s,
  */
 static bool mro_msg_room(struct mro_qp *qp)
 {
-	struct mro_swqe *oldest = mro_swqe_of_psn(qp, qp->snd_una);
+	struct mro_swqe *oldest = mro_swqe_of_psn(qp, qp->req.una);
 
-	return !oldest || qp->snd_msn - oldest->msn < METAROCE_MSG_WINDOW;
+	return !oldest || qp->req.msn - oldest->msn < METAROCE_MSG_WINDOW;
 }
 
 /*
@@ -542,7 +544,7 @@ static bool mro_fetch(struct mro_qp *qp)
 		mro_swqe_fail(qp, s, s->status);
 		return false;
 	}
-	if (((s->send_flags & IB_SEND_FENCE) && qp->rd_atomic_inflight) ||
+	if (((s->send_flags & IB_SEND_FENCE) && qp->req.rd_atomic_inflight) ||
 	    (s->opcode == IB_WR_LOCAL_INV && !mro_sq_all_done(qp, idx)) ||
 	    (mro_consumes_rwqe(s) &&
 	     qp->ibqp.qp_type == IB_QPT_RC && !mro_msg_room(qp))) {
@@ -555,10 +557,10 @@ static bool mro_fetch(struct mro_qp *qp)
 		return true;	/* nothing to send; look at the next one */
 	}
 	s->npkts = mro_swqe_pkts(qp, s);
-	s->first_psn = qp->snd_nxt;
-	s->msn = qp->snd_msn;
+	s->first_psn = qp->req.nxt;
+	s->msn = qp->req.msn;
 	if (mro_consumes_rwqe(s) && !mro_qp_is_ud(qp))
-		qp->snd_msn++;
+		qp->req.msn++;
 	s->is_read_atomic = mro_wr_resp(s->opcode);
 	s->rd_res = mro_swqe_op(s)->mask & MRO_OPM_RESPRES;
 	qp->sq_cur = idx;
@@ -577,7 +579,7 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 	while (s->sent < s->npkts && sent < budget) {
 		u32 off = s->sent * qp->mtu;
 		u32 len = min_t(u32, qp->mtu, s->length - min(off, s->length));
-		u32 n = 1, i, psn = qp->snd_nxt;
+		u32 n = 1, i, psn = qp->req.nxt;
 		struct mro_txslot *t;
 		int err;
 
@@ -587,18 +589,18 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			 * answers in one burst: sized to the congestion window
 			 */
 			n = min3(s->npkts - s->sent, (u32)MRO_READ_CHUNK,
-				 qp->txwin / 4);
+				 qp->req.win / 4);
 			if (rc)
 				n = mro_cc_read_burst(qp, n);
 			len = min_t(u32, n * qp->mtu, s->length - off);
 		}
-		if (rc && mro_ackpol_txwin_wait(mro_inflight(qp), qp->txwin, n,
-						&qp->win_closed))
+		if (rc && mro_ackpol_txwin_wait(mro_inflight(qp), qp->req.win, n,
+						&qp->req.win_closed))
 			return -1;
 		if (rc && !mro_cc_may_send(qp, n))	/* cwnd, credit, pacing */
 			return -1;
 		if (s->rd_res && !s->sent &&
-		    qp->rd_atomic_inflight >= max_t(u8, qp->max_rd_atomic, 1))
+		    qp->req.rd_atomic_inflight >= max_t(u8, qp->max_rd_atomic, 1))
 			return -1;
 
 		if (rc) {
@@ -640,16 +642,16 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 			r->asked = t->asked;
 		}
 		if (s->rd_res && !s->sent)
-			qp->rd_atomic_inflight++;
-		if (rc && qp->snd_una == qp->snd_nxt)
-			qp->stall_us = mro_now_us();	/* out of idle */
-		qp->snd_nxt += n;
+			qp->req.rd_atomic_inflight++;
+		if (rc && qp->req.una == qp->req.nxt)
+			qp->req.stall_us = mro_now_us();	/* out of idle */
+		qp->req.nxt += n;
 		s->sent += n;
 		/*
 		 * armed with the PSNs in flight, so that a tail sent out of
 		 * idle gets the tail's probe time (mro_tail_pto())
 		 */
-		if (rc && !hrtimer_active(&qp->rto_timer))
+		if (rc && !hrtimer_active(&qp->req.rto_timer))
 			mro_arm_rto(qp);
 		if (rc)
 			mro_cc_sent(qp, len);
@@ -679,10 +681,10 @@ static int mro_send_new(struct mro_qp *qp, struct sk_buff_head *out,
 static u32 mro_rto_copies(const struct mro_qp *qp, u32 psn,
 			  const struct mro_txslot *t, const struct mro_swqe *s)
 {
-	if (psn != qp->snd_una || !t->rto_lost || qp->backoff < 2 ||
+	if (psn != qp->req.una || !t->rto_lost || qp->req.backoff < 2 ||
 	    mro_wr_to_op(s->opcode, false) == METAROCE_OP_READ_REQ)
 		return 0;
-	return (1U << min_t(u32, qp->backoff - 1, MRO_RTO_COPIES_SHIFT)) - 1;
+	return (1U << min_t(u32, qp->req.backoff - 1, MRO_RTO_COPIES_SHIFT)) - 1;
 }
 
 static u64 mro_slot_path_mask(const struct mro_qp *qp,
@@ -698,8 +700,8 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 	u32 psn;
 	int sent = 0;
 
-	for (psn = qp->snd_una; qp->lost && sent < budget &&
-	     mro_seq_before(psn, qp->snd_nxt); psn++) {
+	for (psn = qp->req.una; qp->req.lost && sent < budget &&
+	     mro_seq_before(psn, qp->req.nxt); psn++) {
 		struct mro_txslot *t = mro_slot(qp, psn);
 		struct mro_swqe *s;
 		u32 copies;
@@ -722,7 +724,7 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 			mro_swqe_fail(qp, s, IB_WC_LOC_PROT_ERR);
 			return sent;
 		}
-		qp->lost--;
+		qp->req.lost--;
 		mro_qp_count(qp, MRO_CNT_RETRANSMITS, 1);
 		mro_cc_sent(qp, t->len);
 		sent++;
@@ -741,7 +743,7 @@ static int mro_send_lost(struct mro_qp *qp, struct sk_buff_head *out,
 		 * The oldest PSN was resent: the RTO counts from now (as
 		 * TCP's does), or it fires on a resend still on its way.
 		 */
-		if (psn == qp->snd_una && t->fast_lost)
+		if (psn == qp->req.una && t->fast_lost)
 			mro_arm_rto(qp);
 	}
 	return sent;
@@ -751,9 +753,10 @@ void mro_req_run(struct mro_qp *qp, struct sk_buff_head *out, int budget)
 {
 	int n;
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		goto complete;
-	if (qp->rnr_wait)
+	if (qp->req.rnr_wait)
 		goto complete;
 	/* a protected connection sends once its keys are in place */
 	if (!mro_prot_tx_ready(qp->prot))

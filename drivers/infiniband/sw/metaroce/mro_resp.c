@@ -42,18 +42,18 @@ static void mro_send_ack_on(struct mro_qp *qp, const struct mro_hdr *req,
 	hdr.tsval = mro_qp_tsval(qp, mro_now_us());
 	hdr.ack.syndrome = syndrome;
 	hdr.ack.nak_code = code;
-	hdr.ack.cum_psn = qp->rxwin.base;
+	hdr.ack.cum_psn = qp->resp.win.base;
 	hdr.ack.nak_psn = nak_psn;
 	hdr.ack.credit_psn = mro_cc_grant(qp);
-	mro_rxwin_sack(&qp->rxwin, hdr.ack.sack, &hdr.ack.sack_bits);
+	mro_rxwin_sack(&qp->resp.win, hdr.ack.sack, &hdr.ack.sack_bits);
 	hdr.ack.ts_echo = req->tsval;
 	hdr.ack.echo_path = req->path;
 	hdr.ack.echo_seq = req->path_seq;
-	hdr.ack.ecn_ce = qp->ecn_ce;
+	hdr.ack.ecn_ce = qp->resp.ecn_ce;
 
 	if (!mro_queue_hdr_only(qp, &hdr, out))
 		return;
-	qp->ack_pending = 0;
+	qp->resp.ack_pending = 0;
 	mro_qp_count(qp, MRO_CNT_ACKS_SENT, 1);
 }
 
@@ -74,7 +74,7 @@ static void mro_send_dup_ack(struct mro_qp *qp, const struct mro_hdr *req,
 			     struct sk_buff_head *out)
 {
 	u16 path = mro_path_dup_ack(req->path, qp->paths.n,
-				    qp->dup_ack_turn++);
+				    qp->resp.dup_ack_turn++);
 
 	mro_send_ack_on(qp, req, path, METAROCE_SYN_ACK, 0, 0, out);
 }
@@ -121,7 +121,7 @@ static enum mro_rx_verdict mro_resp_fail(struct mro_qp *qp,
 					 const struct mro_hdr *req, u8 syn,
 					 struct sk_buff_head *out)
 {
-	if (!mro_resp_may_fail(req->psn, qp->rxwin.base))
+	if (!mro_resp_may_fail(req->psn, qp->resp.win.base))
 		return MRO_RXV_ERR_AHEAD;
 	mro_nak(qp, req, syn, out);
 	return MRO_RXV_FAILED;
@@ -134,7 +134,7 @@ static enum mro_rx_verdict mro_resp_fail(struct mro_qp *qp,
 int mro_rq_wqe_for(struct mro_qp *qp, u32 msn, struct mro_recv_wqe *w)
 {
 	struct mro_queue *q = qp->rq;
-	u32 ahead = msn - qp->rcv_msn, idx, n, i;
+	u32 ahead = msn - qp->resp.msn, idx, n, i;
 	struct rxe_recv_wqe *r;
 	u64 len = 0;
 
@@ -174,7 +174,7 @@ static int mro_claim_wqe(struct mro_qp *qp, u32 msn, struct mro_rmsg *m)
 	m->num_sge = 0;
 	if (err)
 		return err;
-	if (w.num_sge > qp->rmsg_max_sge)	/* the queue's own check */
+	if (w.num_sge > qp->resp.rmsg_max_sge)	/* the queue's own check */
 		return -EINVAL;
 	m->num_sge = w.num_sge;
 	memcpy(mro_rmsg_sge(qp, m), w.sge, w.num_sge * sizeof(w.sge[0]));
@@ -191,12 +191,12 @@ static enum ib_wc_opcode mro_recv_wc_opcode(u8 op)
 static void mro_complete_rmsgs(struct mro_qp *qp)
 {
 	for (;;) {
-		struct mro_rmsg *m = &qp->rmsg[qp->rcv_msn & (qp->nmsg - 1)];
+		struct mro_rmsg *m = &qp->resp.rmsg[qp->resp.msn & (qp->resp.nmsg - 1)];
 		struct ib_wc wc = {};
 
 		/* all PSNs up to its last one (earlier WRITEs too) are in */
-		if (m->state != MRO_RMSG_DONE || m->msn != qp->rcv_msn ||
-		    !mro_seq_after(qp->rxwin.base, m->last_psn)) {
+		if (m->state != MRO_RMSG_DONE || m->msn != qp->resp.msn ||
+		    !mro_seq_after(qp->resp.win.base, m->last_psn)) {
 			/* UC: a message that cannot complete is dropped */
 			if (mro_uc_drop_head(qp))
 				continue;
@@ -222,7 +222,7 @@ static void mro_complete_rmsgs(struct mro_qp *qp)
 		if (qp->rq)
 			mro_queue_advance(qp->rq);
 		m->state = MRO_RMSG_FREE;
-		qp->rcv_msn++;
+		qp->resp.msn++;
 	}
 }
 
@@ -244,13 +244,13 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 	struct mro_rmsg *m;
 	int err;
 
-	if (!mro_seq_in(msn, qp->rcv_msn, qp->nmsg))
+	if (!mro_seq_in(msn, qp->resp.msn, qp->resp.nmsg))
 		return MRO_RXV_WINDOW;	/* not trackable yet: resent */
-	if (((mask & MRO_OPM_INV) && mro_keyorder_full(&qp->keyorder)) ||
+	if (((mask & MRO_OPM_INV) && mro_keyorder_full(&qp->resp.keyorder)) ||
 	    ((mask & MRO_OPM_RDMA) && hdr->payload_len &&
-	     mro_keyorder_holds(&qp->keyorder, hdr->psn, hdr->msg.rkey)))
+	     mro_keyorder_holds(&qp->resp.keyorder, hdr->psn, hdr->msg.rkey)))
 		return MRO_RXV_KEY_WAIT;	/* not before the key fence */
-	m = &qp->rmsg[msn & (qp->nmsg - 1)];
+	m = &qp->resp.rmsg[msn & (qp->resp.nmsg - 1)];
 	if (m->state == MRO_RMSG_FREE) {
 		err = mro_claim_wqe(qp, msn, m);
 		if (err == -ENOENT) {
@@ -293,7 +293,7 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 					mro_mem_put(mem);
 				/* the status first: mro_nak() fails the QP */
 				if (!mro_resp_may_fail(hdr->psn,
-						       qp->rxwin.base))
+						       qp->resp.win.base))
 					return MRO_RXV_ERR_AHEAD;
 				m->status = IB_WC_REM_ACCESS_ERR;
 				mro_nak(qp, hdr, METAROCE_SYN_NAK_ACCESS, out);
@@ -339,7 +339,7 @@ static enum mro_rx_verdict mro_resp_msg(struct mro_qp *qp,
 	    m->status != IB_WC_SUCCESS) {
 		/* the invalidation waits for every earlier PSN */
 		if (m->status == IB_WC_SUCCESS && (mask & MRO_OPM_INV))
-			mro_keyorder_add(&qp->keyorder, m->last_psn, m->imm,
+			mro_keyorder_add(&qp->resp.keyorder, m->last_psn, m->imm,
 					 m->msn);
 		m->state = MRO_RMSG_DONE;
 	}
@@ -357,8 +357,8 @@ static void mro_resp_run_fences(struct mro_qp *qp)
 	struct mro_key_fence f;
 
 	lockdep_assert_held(&qp->lock);
-	while (mro_keyorder_pop_due(&qp->keyorder, qp->rxwin.base, &f)) {
-		struct mro_rmsg *m = &qp->rmsg[f.msn & (qp->nmsg - 1)];
+	while (mro_keyorder_pop_due(&qp->resp.keyorder, qp->resp.win.base, &f)) {
+		struct mro_rmsg *m = &qp->resp.rmsg[f.msn & (qp->resp.nmsg - 1)];
 
 		if (!mro_mem_invalidate(qp->dev, qp->ibqp.pd, f.key, qp->qpn))
 			continue;
@@ -379,7 +379,7 @@ static enum mro_rx_verdict mro_resp_write(struct mro_qp *qp,
 
 	if (!hdr->payload_len)
 		return MRO_RXV_OK;
-	if (mro_keyorder_holds(&qp->keyorder, hdr->psn, hdr->msg.rkey))
+	if (mro_keyorder_holds(&qp->resp.keyorder, hdr->psn, hdr->msg.rkey))
 		return MRO_RXV_KEY_WAIT;	/* not before the key fence */
 	if (!(qp->access_flags & IB_ACCESS_REMOTE_WRITE))
 		goto access;
@@ -412,7 +412,7 @@ static int mro_resp_read(struct mro_qp *qp, const struct mro_hdr *hdr,
 	if (seg > qp->dev->payload_mtu)
 		goto invalid;
 	n = max_t(u32, 1, DIV_ROUND_UP(len, seg));
-	if (n > qp->rxwin.size / 2)
+	if (n > qp->resp.win.size / 2)
 		goto invalid;
 	if (len) {
 		if (!(qp->access_flags & IB_ACCESS_REMOTE_READ))
@@ -491,7 +491,7 @@ static void mro_read_res_save(struct mro_qp *qp, const struct mro_hdr *req,
 			      u32 n)
 {
 	u32 res = mro_resp_res(qp);
-	struct mro_read_res *r = &qp->rres[(qp->rres_next - 1) % res];
+	struct mro_read_res *r = &qp->resp.rres[(qp->resp.rres_next - 1) % res];
 
 	if (mro_read_res_extends(r, req->psn, req->msg.va, req->msg.rkey,
 				 req->msg.imm, req->msg.offset)) {
@@ -499,7 +499,7 @@ static void mro_read_res_save(struct mro_qp *qp, const struct mro_hdr *req,
 		r->end = (u64)req->msg.offset + req->msg.length;
 		return;
 	}
-	r = &qp->rres[qp->rres_next++ % res];
+	r = &qp->resp.rres[qp->resp.rres_next++ % res];
 
 	r->psn = req->psn;
 	r->npsn = n;
@@ -523,7 +523,7 @@ static enum mro_rx_verdict mro_resp_read_replay(struct mro_qp *qp,
 	u32 i;
 
 	for (i = 0; i < mro_resp_res(qp); i++)
-		if (mro_read_replay_ok(&qp->rres[i], req->psn, req->msg.va,
+		if (mro_read_replay_ok(&qp->resp.rres[i], req->psn, req->msg.va,
 				       req->msg.rkey, req->msg.imm,
 				       req->msg.offset, req->msg.length))
 			return mro_resp_read(qp, req, true, out) < 0 ?
@@ -552,8 +552,8 @@ static struct mro_atomic_res *mro_ares_find(struct mro_qp *qp, u32 psn)
 	u32 i;
 
 	for (i = 0; i < mro_resp_res(qp); i++)
-		if (qp->ares[i].valid && qp->ares[i].psn == psn)
-			return &qp->ares[i];
+		if (qp->resp.ares[i].valid && qp->resp.ares[i].psn == psn)
+			return &qp->resp.ares[i];
 	return NULL;
 }
 
@@ -596,7 +596,7 @@ static enum mro_rx_verdict mro_resp_atomic(struct mro_qp *qp,
 	 * max_dest_rd_atomic of these outstanding, so the one evicted has
 	 * been answered and its answer received.
 	 */
-	res = &qp->ares[qp->ares_next++ % mro_resp_res(qp)];
+	res = &qp->resp.ares[qp->resp.ares_next++ % mro_resp_res(qp)];
 	res->psn = hdr->psn;
 	res->orig = orig;
 	res->valid = true;
@@ -631,7 +631,7 @@ static bool mro_rd_atomic_checks_ok(struct mro_qp *qp,
 		/* mro_resp_read()'s checks; the decoder bounds imm to 256.. */
 		if (hdr->msg.imm > qp->dev->payload_mtu ||
 		    max_t(u32, 1, DIV_ROUND_UP(hdr->msg.length, hdr->msg.imm)) >
-		    qp->rxwin.size / 2)
+		    qp->resp.win.size / 2)
 			return false;
 		if (!hdr->msg.length)
 			return true;
@@ -676,20 +676,20 @@ static int mro_pend_add(struct mro_qp *qp, const struct mro_hdr *hdr)
 	int free = -1;
 
 	for (i = 0; i < MRO_NPEND; i++) {
-		if (qp->pend[i].valid && qp->pend[i].hdr.psn == hdr->psn)
+		if (qp->resp.pend[i].valid && qp->resp.pend[i].hdr.psn == hdr->psn)
 			return 0;	/* a duplicate of one waiting */
-		if (!qp->pend[i].valid && free < 0)
+		if (!qp->resp.pend[i].valid && free < 0)
 			free = i;
-		else if (qp->pend[i].valid &&
-			 (qp->pend[i].hdr.flags & METAROCE_F_FIRST))
+		else if (qp->resp.pend[i].valid &&
+			 (qp->resp.pend[i].hdr.flags & METAROCE_F_FIRST))
 			used++;
 	}
 	if ((hdr->flags & METAROCE_F_FIRST) && used >= qp->max_dest_rd_atomic)
 		return -EPROTO;
 	if (free < 0)
 		return -ENOSPC;
-	qp->pend[free].hdr = *hdr;
-	qp->pend[free].valid = true;
+	qp->resp.pend[free].hdr = *hdr;
+	qp->resp.pend[free].valid = true;
 	return 0;
 }
 
@@ -708,9 +708,9 @@ static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 		mro_read_res_save(qp, hdr, n);
 		/* the responses use the PSNs after this one */
 		for (i = 1; i < n; i++)
-			if (mro_rxwin_classify(&qp->rxwin, hdr->psn + i) ==
+			if (mro_rxwin_classify(&qp->resp.win, hdr->psn + i) ==
 			    MRO_RX_NEW)
-				mro_rxwin_mark(&qp->rxwin, hdr->psn + i);
+				mro_rxwin_mark(&qp->resp.win, hdr->psn + i);
 		break;
 	case MRO_OPRX_FLUSH:
 	case MRO_OPRX_ATOMIC_WRITE:
@@ -725,7 +725,7 @@ static int mro_exec_rd_atomic(struct mro_qp *qp, const struct mro_hdr *hdr,
 			return -EACCES;
 		break;
 	}
-	mro_rxwin_mark(&qp->rxwin, hdr->psn);
+	mro_rxwin_mark(&qp->resp.win, hdr->psn);
 	return 0;
 }
 
@@ -744,15 +744,15 @@ static void mro_pend_run(struct mro_qp *qp, struct sk_buff_head *out)
 	while (again && qp->state != IB_QPS_ERR) {
 		again = false;
 		for (i = 0; i < MRO_NPEND && qp->state != IB_QPS_ERR; i++) {
-			struct mro_pending_req *p = &qp->pend[i];
+			struct mro_pending_req *p = &qp->resp.pend[i];
 
 			if (!p->valid)
 				continue;
-			if (mro_seq_before(p->hdr.psn, qp->rxwin.base)) {
+			if (mro_seq_before(p->hdr.psn, qp->resp.win.base)) {
 				p->valid = false;	/* covered meanwhile */
 				continue;
 			}
-			if (p->hdr.psn != qp->rxwin.base)
+			if (p->hdr.psn != qp->resp.win.base)
 				continue;
 			p->valid = false;
 			if (!mro_exec_rd_atomic(qp, &p->hdr, out)) {
@@ -797,7 +797,7 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 		if (n < 0)
 			return MRO_RXV_FIELD;
 	}
-	cls = mro_rxwin_classify(&qp->rxwin, hdr->psn);
+	cls = mro_rxwin_classify(&qp->resp.win, hdr->psn);
 	if (cls == MRO_RX_AHEAD)
 		return MRO_RXV_WINDOW;
 	/* a packet of the window's: its cumulative ACK may count */
@@ -807,7 +807,7 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 		/* answered again if it can be, never placed or run again */
 		v = MRO_RXV_OK;
 		if (op->rx == MRO_OPRX_READ &&
-		    mro_seq_before(hdr->psn, qp->rxwin.base))
+		    mro_seq_before(hdr->psn, qp->resp.win.base))
 			v = mro_resp_read_replay(qp, hdr, out);
 		else if (op->rx == MRO_OPRX_ATOMIC)
 			v = mro_resp_atomic(qp, hdr, true, out);
@@ -817,8 +817,8 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 	}
 	/* CE count, credit activity: only a packet of the receive window's */
 	mro_cc_rx(qp, hdr);
-	if (mro_rxwin_has_hole(&qp->rxwin) ||
-	    hdr->psn != qp->rxwin.base)
+	if (mro_rxwin_has_hole(&qp->resp.win) ||
+	    hdr->psn != qp->resp.win.base)
 		mro_qp_count(qp, MRO_CNT_RX_OOO, 1);
 	/*
 	 * A packet that opens a hole or fills one is acknowledged at once;
@@ -827,14 +827,14 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 	 * of the RTT or two a hole lasts) cost more than the loss itself
 	 * (design.rst, ACK coalescing).
 	 */
-	ack_now = mro_rxwin_ack_now(&qp->rxwin, hdr->psn);
+	ack_now = mro_rxwin_ack_now(&qp->resp.win, hdr->psn);
 
 	switch (op->rx) {
 	case MRO_OPRX_MSG:
 		v = mro_resp_msg(qp, hdr, skb, out);
 		if (v == MRO_RXV_FAILED) {
 			/* NAKed: its completion carries the error, no ACK */
-			mro_rxwin_mark(&qp->rxwin, hdr->psn);
+			mro_rxwin_mark(&qp->resp.win, hdr->psn);
 			mro_complete_rmsgs(qp);
 			return v;
 		}
@@ -854,7 +854,7 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 			return mro_resp_fail(qp, hdr, METAROCE_SYN_NAK_INVALID,
 					     out);
 		/* they see memory as every earlier request left it */
-		if (hdr->psn != qp->rxwin.base) {
+		if (hdr->psn != qp->resp.win.base) {
 			if (!mro_rd_atomic_checks_ok(qp, hdr))
 				return MRO_RXV_ERR_AHEAD;
 			n = mro_pend_add(qp, hdr);
@@ -872,7 +872,7 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 	default:
 		return MRO_RXV_FIELD;
 	}
-	mro_rxwin_mark(&qp->rxwin, hdr->psn);
+	mro_rxwin_mark(&qp->resp.win, hdr->psn);
 marked:
 	mro_pend_run(qp, out);
 	mro_complete_rmsgs(qp);
@@ -882,7 +882,7 @@ ack:
 	if (hdr->flags & METAROCE_F_ACK_REQ)
 		ack_now = true;
 	if (ack_now || mro_psn_self_acked(hdr->psn) ||
-	    ++qp->ack_pending >= MRO_ACK_EVERY)
+	    ++qp->resp.ack_pending >= MRO_ACK_EVERY)
 		mro_ack_first(qp, hdr, out);
 	return MRO_RXV_OK;
 }
@@ -904,10 +904,10 @@ enum mro_rx_verdict mro_resp_probe(struct mro_qp *qp,
 	 * inside our grant), perhaps overtaken since by later data: nothing
 	 * else can be answered, nor its CE mark or port change taken.
 	 */
-	if (!mro_rxwin_probe_ok(&qp->rxwin, hdr->psn))
+	if (!mro_rxwin_probe_ok(&qp->resp.win, hdr->psn))
 		return MRO_RXV_WINDOW;
 	if (hdr->ce)		/* echoed like a marked request */
-		qp->ecn_ce++;
+		qp->resp.ecn_ce++;
 	/*
 	 * A re-probe: the requester retired this slot and took a fresh
 	 * port for it.  What it lost may have been our answers on our port

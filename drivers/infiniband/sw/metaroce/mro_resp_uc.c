@@ -16,7 +16,7 @@
 /* the slot of message @msn if that message has claimed it */
 static struct mro_rmsg *mro_uc_slot(struct mro_qp *qp, u32 msn)
 {
-	struct mro_rmsg *m = &qp->rmsg[msn & (qp->nmsg - 1)];
+	struct mro_rmsg *m = &qp->resp.rmsg[msn & (qp->resp.nmsg - 1)];
 
 	return m->state != MRO_RMSG_FREE && m->msn == msn ? m : NULL;
 }
@@ -27,10 +27,10 @@ static struct mro_rmsg *mro_uc_next_known(struct mro_qp *qp, u32 *msn)
 	struct mro_rmsg *m;
 	u32 k;
 
-	for (k = 1; k < qp->nmsg; k++) {
-		m = mro_uc_slot(qp, qp->rcv_msn + k);
+	for (k = 1; k < qp->resp.nmsg; k++) {
+		m = mro_uc_slot(qp, qp->resp.msn + k);
 		if (m) {
-			*msn = qp->rcv_msn + k;
+			*msn = qp->resp.msn + k;
 			return m;
 		}
 	}
@@ -50,8 +50,8 @@ static bool mro_uc_ring_empty(struct mro_qp *qp)
 {
 	u32 k;
 
-	for (k = 0; k < qp->nmsg; k++)
-		if (mro_uc_slot(qp, qp->rcv_msn + k))
+	for (k = 0; k < qp->resp.nmsg; k++)
+		if (mro_uc_slot(qp, qp->resp.msn + k))
 			return false;
 	return true;
 }
@@ -65,15 +65,15 @@ static bool mro_uc_ring_empty(struct mro_qp *qp)
  */
 static bool mro_uc_head_lost(struct mro_qp *qp)
 {
-	struct mro_rmsg *m = mro_uc_slot(qp, qp->rcv_msn), *n;
-	u32 base = qp->rxwin.base, msn;
+	struct mro_rmsg *m = mro_uc_slot(qp, qp->resp.msn), *n;
+	u32 base = qp->resp.win.base, msn;
 
 	if (m && m->state == MRO_RMSG_DONE)
 		return false;	/* complete; waits for the base only */
 	if (m && m->got_last && mro_seq_after(base, m->last_psn))
 		return true;
-	if (mro_seq_after(qp->uc_fence_msn, qp->rcv_msn) &&
-	    mro_seq_before_eq(qp->uc_fence_psn, base))
+	if (mro_seq_after(qp->resp.uc_fence_msn, qp->resp.msn) &&
+	    mro_seq_before_eq(qp->resp.uc_fence_psn, base))
 		return true;
 	n = mro_uc_next_known(qp, &msn);
 	return n && mro_seq_before_eq(n->first_psn, base);
@@ -92,8 +92,8 @@ static void mro_uc_pass_wqe(struct mro_qp *qp)
 	struct mro_queue *q = qp->rq;
 	u32 k, last = 0;
 
-	for (k = 1; k < qp->nmsg; k++)
-		if (mro_uc_slot(qp, qp->rcv_msn + k))
+	for (k = 1; k < qp->resp.nmsg; k++)
+		if (mro_uc_slot(qp, qp->resp.msn + k))
 			last = k;
 	if (last)
 		mro_ring_rotate_left(q->buf->data, q->log2_elem_size,
@@ -107,14 +107,14 @@ bool mro_uc_drop_head(struct mro_qp *qp)
 
 	if (qp->ibqp.qp_type != IB_QPT_UC || !mro_uc_head_lost(qp))
 		return false;
-	m = mro_uc_slot(qp, qp->rcv_msn);
-	if (!m && mro_seq_after(qp->uc_fence_msn, qp->rcv_msn) &&
-	    mro_seq_before_eq(qp->uc_fence_psn, qp->rxwin.base) &&
+	m = mro_uc_slot(qp, qp->resp.msn);
+	if (!m && mro_seq_after(qp->resp.uc_fence_msn, qp->resp.msn) &&
+	    mro_seq_before_eq(qp->resp.uc_fence_psn, qp->resp.win.base) &&
 	    mro_uc_ring_empty(qp)) {
 		/* none of the messages before the fence ever arrived */
 		mro_qp_count(qp, MRO_CNT_UC_MSG_DROPPED,
-			     qp->uc_fence_msn - qp->rcv_msn);
-		qp->rcv_msn = qp->uc_fence_msn;
+			     qp->resp.uc_fence_msn - qp->resp.msn);
+		qp->resp.msn = qp->resp.uc_fence_msn;
 		return true;
 	}
 	mro_qp_count(qp, MRO_CNT_UC_MSG_DROPPED, 1);
@@ -128,13 +128,13 @@ bool mro_uc_drop_head(struct mro_qp *qp)
 		mro_uc_pass_wqe(qp);
 	if (m)
 		m->state = MRO_RMSG_FREE;
-	qp->rcv_msn++;
+	qp->resp.msn++;
 	return true;
 }
 
 static void mro_uc_give_up(struct mro_qp *qp, u32 to)
 {
-	u32 n = mro_rxwin_skip(&qp->rxwin, to);
+	u32 n = mro_rxwin_skip(&qp->resp.win, to);
 
 	if (n)
 		mro_qp_count(qp, MRO_CNT_UC_PSN_LOST, n);
@@ -156,7 +156,7 @@ static void mro_uc_give_up(struct mro_qp *qp, u32 to)
  */
 int mro_uc_make_room(struct mro_qp *qp, const struct mro_hdr *hdr)
 {
-	u32 base = qp->rxwin.base, to, msn = hdr->msg.msn, k;
+	u32 base = qp->resp.win.base, to, msn = hdr->msg.msn, k;
 	struct mro_rmsg *n;
 
 	if (mro_seq_after(hdr->msg.first_psn, hdr->psn))
@@ -171,19 +171,19 @@ int mro_uc_make_room(struct mro_qp *qp, const struct mro_hdr *hdr)
 	 * base is past them.  So a blind sender must guess the msn too.
 	 */
 	if (hdr->psn - base >= MRO_UC_PSN_SPAN ||
-	    msn - qp->rcv_msn >= MRO_UC_MSN_SPAN)
+	    msn - qp->resp.msn >= MRO_UC_MSN_SPAN)
 		return -ERANGE;
-	if (mro_seq_after(msn, qp->uc_fence_msn)) {
-		qp->uc_fence_msn = msn;
-		qp->uc_fence_psn = hdr->msg.first_psn;
+	if (mro_seq_after(msn, qp->resp.uc_fence_msn)) {
+		qp->resp.uc_fence_msn = msn;
+		qp->resp.uc_fence_psn = hdr->msg.first_psn;
 	}
-	to = mro_uc_floor(base, hdr->psn, qp->rxwin.size / 2);
+	to = mro_uc_floor(base, hdr->psn, qp->resp.win.size / 2);
 	if (to != base) {
 		mro_uc_give_up(qp, to);
 		return 1;
 	}
-	if (!mro_uc_consumes(hdr->opcode) || !mro_seq_after(msn, qp->rcv_msn) ||
-	    msn - qp->rcv_msn < qp->nmsg / 2)
+	if (!mro_uc_consumes(hdr->opcode) || !mro_seq_after(msn, qp->resp.msn) ||
+	    msn - qp->resp.msn < qp->resp.nmsg / 2)
 		return 0;
 	n = mro_uc_next_known(qp, &k);
 	to = n && mro_seq_before(k, msn) ? n->first_psn : hdr->msg.first_psn;
@@ -195,6 +195,6 @@ int mro_uc_make_room(struct mro_qp *qp, const struct mro_hdr *hdr)
 
 void mro_uc_reset(struct mro_qp *qp)
 {
-	qp->uc_fence_msn = qp->rcv_msn;
-	qp->uc_fence_psn = qp->rxwin.base;
+	qp->resp.uc_fence_msn = qp->resp.msn;
+	qp->resp.uc_fence_psn = qp->resp.win.base;
 }

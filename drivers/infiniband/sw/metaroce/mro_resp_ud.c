@@ -29,7 +29,7 @@ enum mro_rx_verdict mro_resp_ud_rcv(struct mro_qp *qp,
 	if (qp->srq)
 		err = mro_srq_take(qp->srq, &w);
 	else
-		err = mro_rq_wqe_for(qp, qp->rcv_msn, &w);
+		err = mro_rq_wqe_for(qp, qp->resp.msn, &w);
 	if (err)
 		return MRO_RXV_NO_WQE;
 	if (!qp->srq)
@@ -74,7 +74,7 @@ enum mro_rx_verdict mro_resp_ud_rcv(struct mro_qp *qp,
 				    hdr->payload_len, IB_ACCESS_LOCAL_WRITE)) {
 		wc.status = IB_WC_LOC_PROT_ERR;
 	}
-	qp->rcv_msn++;
+	qp->resp.msn++;
 	if (mro_cq_post(qp->rcq, &wc, hdr->flags & METAROCE_F_SOLICITED))
 		mro_qp_error(qp);
 	return MRO_RXV_OK;

@@ -95,12 +95,12 @@ int mro_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (!s)
 		return -ENOMEM;
 	spin_lock_bh(&qp->lock);
-	s->snd_una = qp->snd_una;
-	s->snd_nxt = qp->snd_nxt;
-	s->rcv_base = qp->rxwin.base;
-	s->srtt_us = qp->srtt_us;
-	s->rttvar_us = qp->rttvar_us;
-	s->inflight = qp->snd_nxt - qp->snd_una;
+	s->snd_una = qp->req.una;
+	s->snd_nxt = qp->req.nxt;
+	s->rcv_base = qp->resp.win.base;
+	s->srtt_us = qp->req.srtt_us;
+	s->rttvar_us = qp->req.rttvar_us;
+	s->inflight = qp->req.nxt - qp->req.una;
 	s->negotiation = mro_hello_state(&qp->hello);
 	s->prot = qp->hello.ours.prot;
 	s->key_id = qp->prot ? qp->prot->key_id : 0;
