@@ -416,6 +416,23 @@ void mro_req_ack_piggy(struct mro_qp *qp, u32 ack_psn,
 void mro_detect_loss(struct mro_qp *qp, bool timer);
 
 /* mro_req_timer.c: requester timers */
+enum mro_rto_job {
+	MRO_RTO_NONE,		/* not in RTS/SQD, or nothing out */
+	MRO_RTO_UNKEYED,	/* a protected connection waits for keys */
+	MRO_RTO_RNR_WAIT,	/* waiting out an RNR NAK */
+	MRO_RTO_EARLY,		/* the asked-for ACK is not due yet */
+	MRO_RTO_TLP,		/* the tail-loss probe */
+	MRO_RTO_EXHAUSTED,	/* retries used up */
+	MRO_RTO_EXPIRE,		/* the timeout proper */
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * What the RTO timer that fired must do, in this order; *@left is
+ * MRO_RTO_EARLY's wait in microseconds (static without KUnit)
+ */
+enum mro_rto_job mro_rto_job(struct mro_qp *qp, u32 *left);
+#endif
 enum hrtimer_restart mro_req_rto(struct hrtimer *t);
 enum hrtimer_restart mro_req_rnr(struct hrtimer *t);
 enum hrtimer_restart mro_req_reo(struct hrtimer *t);
@@ -448,6 +465,16 @@ int mro_resp_flush(struct mro_qp *qp, const struct mro_hdr *hdr);
 int mro_resp_atomic_write(struct mro_qp *qp, const struct mro_hdr *hdr);
 
 /* mro_resp.c: responder */
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * The responder's acceptance rules for a request-direction packet and its
+ * class in the receive window (mro_resp_rcv()'s first stage; static
+ * without KUnit)
+ */
+enum mro_rx_verdict mro_resp_accept(struct mro_qp *qp,
+				    const struct mro_hdr *hdr,
+				    enum mro_rx_class *cls);
+#endif
 enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 				 const struct mro_hdr *hdr,
 				 struct sk_buff *skb, struct sk_buff_head *out);

@@ -11,6 +11,8 @@
  * fire that waits for the ACK the oldest packets asked for, the
  * tail-loss probe, retry exhaustion, and the timeout proper.
  */
+#include <kunit/visibility.h>
+
 #include "mro_loss.h"
 #include "mro_pathscore.h"
 #include "mro_psn.h"
@@ -59,18 +61,7 @@ static u32 mro_rto_early(struct mro_qp *qp)
 	return 0;
 }
 
-enum mro_rto_job {
-	MRO_RTO_NONE,		/* not in RTS/SQD, or nothing out */
-	MRO_RTO_UNKEYED,	/* a protected connection waits for keys */
-	MRO_RTO_RNR_WAIT,	/* waiting out an RNR NAK */
-	MRO_RTO_EARLY,		/* the asked-for ACK is not due yet */
-	MRO_RTO_TLP,		/* the tail-loss probe */
-	MRO_RTO_EXHAUSTED,	/* retries used up */
-	MRO_RTO_EXPIRE,		/* the timeout proper */
-};
-
-/* what the RTO timer that fired must do; *@left: MRO_RTO_EARLY's wait */
-static enum mro_rto_job mro_rto_job(struct mro_qp *qp, u32 *left)
+VISIBLE_IF_KUNIT enum mro_rto_job mro_rto_job(struct mro_qp *qp, u32 *left)
 {
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
@@ -93,6 +84,7 @@ static enum mro_rto_job mro_rto_job(struct mro_qp *qp, u32 *left)
 		return MRO_RTO_EXHAUSTED;
 	return MRO_RTO_EXPIRE;
 }
+EXPORT_SYMBOL_IF_KUNIT(mro_rto_job);
 
 /* no progress since mro_arm_rto() armed the probe: send it */
 static void mro_rto_probe_tail(struct mro_qp *qp, struct sk_buff_head *out)

@@ -7,6 +7,8 @@
  * generates ACKs with a SACK bitmap.
  */
 
+#include <kunit/visibility.h>
+
 #include "mro_psn.h"
 #include "mro_qp.h"
 #include "mro_trace.h"
@@ -764,22 +766,17 @@ static void mro_pend_run(struct mro_qp *qp, struct sk_buff_head *out)
 }
 
 /*
- * A request-direction packet for this RC/UC QP.  The acceptance rules
- * first: the QP's state and type, UC's bounds, the receive window; a
- * packet that fails one changes nothing.  Then what it carries: the
- * piggy-backed ACK (before the request itself, so that the WQEs it
- * completes complete first), CE and credit activity, placement or
- * execution, acknowledgment.
+ * classify and accept: the acceptance rules of a request-direction packet
+ * (the QP's state and type, UC's bounds, the receive window) and its
+ * class in the window (*@cls: new or duplicate).  A packet that fails
+ * one changes nothing.
  */
-enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
-				 const struct mro_hdr *hdr,
-				 struct sk_buff *skb, struct sk_buff_head *out)
+VISIBLE_IF_KUNIT enum mro_rx_verdict
+mro_resp_accept(struct mro_qp *qp, const struct mro_hdr *hdr,
+		enum mro_rx_class *cls)
 {
 	const struct mro_opinfo *op = mro_op(hdr->opcode);
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
-	enum mro_rx_verdict v;
-	enum mro_rx_class cls;
-	bool ack_now;
 	int n;
 
 	lockdep_assert_held(&qp->lock);
@@ -787,7 +784,6 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 		return MRO_RXV_QP_STATE;
 	if (!rc && (op->mask & MRO_OPM_RC_ONLY))
 		return MRO_RXV_QP_MISMATCH;
-
 	if (!rc) {
 		/* UC never retransmits: give up what later traffic passed */
 		while ((n = mro_uc_make_room(qp, hdr)) > 0)
@@ -797,38 +793,58 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 		if (n < 0)
 			return MRO_RXV_FIELD;
 	}
-	cls = mro_rxwin_classify(&qp->resp.win, hdr->psn);
-	if (cls == MRO_RX_AHEAD)
+	*cls = mro_rxwin_classify(&qp->resp.win, hdr->psn);
+	if (*cls == MRO_RX_AHEAD)
 		return MRO_RXV_WINDOW;
-	/* a packet of the window's: its cumulative ACK may count */
-	if (hdr->flags & METAROCE_F_ACK_PIGGY)
-		mro_req_ack_piggy(qp, hdr->ack_psn, out);
-	if (cls == MRO_RX_DUP) {
-		/* answered again if it can be, never placed or run again */
-		v = MRO_RXV_OK;
-		if (op->rx == MRO_OPRX_READ &&
-		    mro_seq_before(hdr->psn, qp->resp.win.base))
-			v = mro_resp_read_replay(qp, hdr, out);
-		else if (op->rx == MRO_OPRX_ATOMIC)
-			v = mro_resp_atomic(qp, hdr, true, out);
-		else if (rc)
-			mro_send_dup_ack(qp, hdr, out);
-		return v == MRO_RXV_OK ? MRO_RXV_DUP : v;
-	}
-	/* CE count, credit activity: only a packet of the receive window's */
-	mro_cc_rx(qp, hdr);
-	if (mro_rxwin_has_hole(&qp->resp.win) ||
-	    hdr->psn != qp->resp.win.base)
-		mro_qp_count(qp, MRO_CNT_RX_OOO, 1);
-	/*
-	 * A packet that opens a hole or fills one is acknowledged at once;
-	 * the packets in order past a hole keep the rhythm: the SACK of the
-	 * next ACK shows them.  Acknowledging each of those (every packet
-	 * of the RTT or two a hole lasts) cost more than the loss itself
-	 * (design.rst, ACK coalescing).
-	 */
-	ack_now = mro_rxwin_ack_now(&qp->resp.win, hdr->psn);
+	return MRO_RXV_OK;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_resp_accept);
 
+/* a duplicate: answered again if it can be, never placed or run again */
+static enum mro_rx_verdict mro_resp_duplicate(struct mro_qp *qp,
+					      const struct mro_hdr *hdr,
+					      struct sk_buff_head *out)
+{
+	const struct mro_opinfo *op = mro_op(hdr->opcode);
+	enum mro_rx_verdict v = MRO_RXV_OK;
+
+	lockdep_assert_held(&qp->lock);
+	if (op->rx == MRO_OPRX_READ &&
+	    mro_seq_before(hdr->psn, qp->resp.win.base))
+		v = mro_resp_read_replay(qp, hdr, out);
+	else if (op->rx == MRO_OPRX_ATOMIC)
+		v = mro_resp_atomic(qp, hdr, true, out);
+	else if (qp->ibqp.qp_type == IB_QPT_RC)
+		mro_send_dup_ack(qp, hdr, out);
+	return v == MRO_RXV_OK ? MRO_RXV_DUP : v;
+}
+
+/* what placing a new packet did to its PSN (mro_resp_place()) */
+enum mro_placed {
+	MRO_PLACED,		/* payload placed: the PSN is to be marked */
+	MRO_PLACED_MARKED,	/* executed in order, the PSN marked */
+	MRO_PLACED_DEFERRED,	/* READ/atomic kept for its turn: unmarked */
+};
+
+/*
+ * place: a new packet's payload placed, or its READ, atomic or FLUSH
+ * executed (in PSN order: ahead of its turn it waits in qp->resp.pend).
+ * MRO_RXV_OK with *@placed, else the verdict that ends the packet;
+ * MRO_RXV_FAILED leaves the PSN marked, its completion carrying the
+ * error.
+ */
+static enum mro_rx_verdict mro_resp_place(struct mro_qp *qp,
+					  const struct mro_hdr *hdr,
+					  struct sk_buff *skb,
+					  struct sk_buff_head *out,
+					  enum mro_placed *placed)
+{
+	const struct mro_opinfo *op = mro_op(hdr->opcode);
+	enum mro_rx_verdict v;
+	int n;
+
+	lockdep_assert_held(&qp->lock);
+	*placed = MRO_PLACED;
 	switch (op->rx) {
 	case MRO_OPRX_MSG:
 		v = mro_resp_msg(qp, hdr, skb, out);
@@ -836,16 +852,11 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 			/* NAKed: its completion carries the error, no ACK */
 			mro_rxwin_mark(&qp->resp.win, hdr->psn);
 			mro_complete_rmsgs(qp);
-			return v;
 		}
-		if (v != MRO_RXV_OK)
-			return v;	/* not accepted: the PSN stays unmarked */
-		break;
+		/* not accepted: the PSN stays unmarked */
+		return v;
 	case MRO_OPRX_WRITE:
-		v = mro_resp_write(qp, hdr, skb, out);
-		if (v != MRO_RXV_OK)
-			return v;
-		break;
+		return mro_resp_write(qp, hdr, skb, out);
 	case MRO_OPRX_READ:
 	case MRO_OPRX_ATOMIC:
 	case MRO_OPRX_FLUSH:
@@ -864,26 +875,91 @@ enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
 						     out);
 			if (n)
 				return MRO_RXV_BUSY;	/* resent later */
-			goto ack;
+			*placed = MRO_PLACED_DEFERRED;
+			return MRO_RXV_OK;
 		}
 		if (mro_exec_rd_atomic(qp, hdr, out))
 			return MRO_RXV_FAILED;
-		goto marked;
+		*placed = MRO_PLACED_MARKED;
+		return MRO_RXV_OK;
 	default:
 		return MRO_RXV_FIELD;
 	}
-	mro_rxwin_mark(&qp->resp.win, hdr->psn);
-marked:
+}
+
+/*
+ * complete: the PSN marked, the requests that waited for it run, the
+ * messages whose turn came completed.
+ */
+static void mro_resp_complete(struct mro_qp *qp, const struct mro_hdr *hdr,
+			      enum mro_placed placed, struct sk_buff_head *out)
+{
+	lockdep_assert_held(&qp->lock);
+	if (placed == MRO_PLACED_DEFERRED)
+		return;
+	if (placed == MRO_PLACED)
+		mro_rxwin_mark(&qp->resp.win, hdr->psn);
 	mro_pend_run(qp, out);
 	mro_complete_rmsgs(qp);
-ack:
-	if (!rc)
-		return MRO_RXV_OK;
+}
+
+/*
+ * acknowledge (RC): at once when asked, when the packet opened or filled
+ * a hole (@ack_now) or its PSN is one of the rhythm's; else every
+ * MRO_ACK_EVERY packets.  The packets in order past a hole keep the
+ * rhythm: the SACK of the next ACK shows them.  Acknowledging each of
+ * those (every packet of the RTT or two a hole lasts) cost more than the
+ * loss itself (design.rst, ACK coalescing).
+ */
+static void mro_resp_acknowledge(struct mro_qp *qp, const struct mro_hdr *hdr,
+				 bool ack_now, struct sk_buff_head *out)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
 	if (hdr->flags & METAROCE_F_ACK_REQ)
 		ack_now = true;
 	if (ack_now || mro_psn_self_acked(hdr->psn) ||
 	    ++qp->resp.ack_pending >= MRO_ACK_EVERY)
 		mro_ack_first(qp, hdr, out);
+}
+
+/*
+ * A request-direction packet for this RC/UC QP, through the responder's
+ * stages: classify and accept (a packet that fails changes nothing),
+ * then what it carries: the piggy-backed ACK (before the request itself,
+ * so that the WQEs it completes complete first), a duplicate's answer,
+ * CE and credit activity, place, complete, acknowledge.
+ */
+enum mro_rx_verdict mro_resp_rcv(struct mro_qp *qp,
+				 const struct mro_hdr *hdr,
+				 struct sk_buff *skb, struct sk_buff_head *out)
+{
+	enum mro_rx_verdict v;
+	enum mro_rx_class cls;
+	enum mro_placed placed;
+	bool ack_now;
+
+	v = mro_resp_accept(qp, hdr, &cls);
+	if (v != MRO_RXV_OK)
+		return v;
+	/* a packet of the window's: its cumulative ACK may count */
+	if (hdr->flags & METAROCE_F_ACK_PIGGY)
+		mro_req_ack_piggy(qp, hdr->ack_psn, out);
+	if (cls == MRO_RX_DUP)
+		return mro_resp_duplicate(qp, hdr, out);
+	/* CE count, credit activity: only a packet of the receive window's */
+	mro_cc_rx(qp, hdr);
+	if (mro_rxwin_has_hole(&qp->resp.win) ||
+	    hdr->psn != qp->resp.win.base)
+		mro_qp_count(qp, MRO_CNT_RX_OOO, 1);
+	/* before placing: whether this PSN opens or fills a hole */
+	ack_now = mro_rxwin_ack_now(&qp->resp.win, hdr->psn);
+	v = mro_resp_place(qp, hdr, skb, out, &placed);
+	if (v != MRO_RXV_OK)
+		return v;
+	mro_resp_complete(qp, hdr, placed, out);
+	mro_resp_acknowledge(qp, hdr, ack_now, out);
 	return MRO_RXV_OK;
 }
 
