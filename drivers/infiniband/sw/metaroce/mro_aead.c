@@ -332,6 +332,24 @@ int mro_aead_seal(struct mro_aead_dir *d, enum mro_prot mode, u8 *pkt,
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_aead_seal);
 
+int mro_aead_seal_packet(struct mro_aead_dir *d, enum mro_prot mode, u8 *pkt,
+			 unsigned int hdr_len, unsigned int pkt_len)
+{
+	unsigned int len;
+	u64 seq;
+	int err;
+
+	if (pkt_len < METAROCE_SEAL_LEN)
+		return -EINVAL;
+	len = pkt_len - METAROCE_SEAL_LEN;
+	err = mro_aead_seal(d, mode, pkt, hdr_len, len, &seq);
+	if (err)
+		return err;
+	mro_aead_put_seq(pkt + len + MRO_AEAD_TAG_LEN, seq);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mro_aead_seal_packet);
+
 /*
  * Verify, and in encrypt mode decrypt in place, the len_with_tag bytes at
  * pkt (the packet as sealed, then its tag) that carried counter value

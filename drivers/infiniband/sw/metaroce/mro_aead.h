@@ -91,6 +91,13 @@ u64 mro_aead_get_seq(const u8 *p);
 
 int mro_aead_seal(struct mro_aead_dir *d, enum mro_prot mode, u8 *pkt,
 		  unsigned int hdr_len, unsigned int len, u64 *seq_out);
+/*
+ * Seal a whole packet of @pkt_len bytes whose last METAROCE_SEAL_LEN are
+ * its trailer: the tag after the payload, the counter value after the
+ * tag (the layout of protocol.rst, Protection).
+ */
+int mro_aead_seal_packet(struct mro_aead_dir *d, enum mro_prot mode, u8 *pkt,
+			 unsigned int hdr_len, unsigned int pkt_len);
 int mro_aead_open(struct mro_aead_dir *d, enum mro_prot mode, u8 *pkt,
 		  unsigned int hdr_len, unsigned int len_with_tag, u64 seq);
 

@@ -82,16 +82,6 @@ int mro_devkey_get(struct mro_devkey *k, u8 id, u8 *key, unsigned int *len)
 	return err;
 }
 
-bool mro_devkey_holds(struct mro_devkey *k, u8 id)
-{
-	bool held;
-
-	spin_lock_bh(&k->lock);
-	held = mro_devkey_find(k, id) >= 0;
-	spin_unlock_bh(&k->lock);
-	return held;
-}
-
 u8 mro_devkey_current(struct mro_devkey *k)
 {
 	u8 id;
@@ -108,6 +98,18 @@ enum mro_prot mro_devkey_mode(struct mro_devkey *k)
 
 	spin_lock_bh(&k->lock);
 	mode = k->mode;
+	spin_unlock_bh(&k->lock);
+	return mode;
+}
+
+enum mro_prot mro_devkey_mode_holding(struct mro_devkey *k, u8 id,
+				      bool *held)
+{
+	enum mro_prot mode;
+
+	spin_lock_bh(&k->lock);
+	mode = k->mode;
+	*held = mro_devkey_find(k, id) >= 0;
 	spin_unlock_bh(&k->lock);
 	return mode;
 }

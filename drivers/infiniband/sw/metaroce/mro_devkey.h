@@ -78,14 +78,18 @@ void mro_devkey_destroy(struct mro_devkey *k);
  */
 int mro_devkey_get(struct mro_devkey *k, u8 id, u8 *key, unsigned int *len);
 
-/* whether a key of id @id is installed (0: never) */
-bool mro_devkey_holds(struct mro_devkey *k, u8 id);
-
 /* the current key's id, 0 if there is none */
 u8 mro_devkey_current(struct mro_devkey *k);
 
 /* the protection mode of the connections established from now on */
 enum mro_prot mro_devkey_mode(struct mro_devkey *k);
+
+/*
+ * the mode, and in *@held whether a key of id @id is installed (0:
+ * never), under one lock
+ */
+enum mro_prot mro_devkey_mode_holding(struct mro_devkey *k, u8 id,
+				      bool *held);
 
 /*
  * What a connection established now uses, taken under one lock: returns

@@ -138,17 +138,10 @@ void mro_dgram_tx_fill(const struct mro_dgram_tx *t, struct mro_hdr *hdr)
 
 int mro_dgram_seal(struct mro_dgram_tx *t, struct sk_buff *skb, u16 hdr_len)
 {
-	unsigned int len = skb->len - METAROCE_SEAL_LEN;
-	u64 seq;
-	int err;
-
 	if (!t)
 		return -ENOKEY;
-	err = mro_aead_seal(&t->dir, t->mode, skb->data, hdr_len, len, &seq);
-	if (err)
-		return err;
-	mro_aead_put_seq(skb->data + len + MRO_AEAD_TAG_LEN, seq);
-	return 0;
+	return mro_aead_seal_packet(&t->dir, t->mode, skb->data, hdr_len,
+				    skb->len);
 }
 
 static void mro_dgram_sender_free(struct mro_dgram_sender *s)
@@ -278,14 +271,15 @@ enum mro_rx_verdict mro_dgram_open(struct mro_dev *dev, struct sk_buff *skb,
 	enum mro_rx_verdict v;
 	enum mro_prot mode;
 	unsigned int len;
+	bool held;
 
 	/* the connection manager's datagrams are never sealed */
 	if (hdr->dqpn == MRO_GSI_QPN)
 		return sealed ? MRO_RXV_AUTH : MRO_RXV_OK;
-	mode = mro_devkey_mode(&dev->devkey);
+	mode = mro_devkey_mode_holding(&dev->devkey, hdr->deth.key_id, &held);
 	if (mode == MRO_PROT_NONE)
 		return sealed ? MRO_RXV_AUTH : MRO_RXV_OK;
-	if (!sealed || !mro_devkey_holds(&dev->devkey, hdr->deth.key_id))
+	if (!sealed || !held)
 		return MRO_RXV_AUTH;
 	len = hdr->hdr_len + hdr->payload_len + METAROCE_SEAL_LEN;
 	/* one flat, private copy: encrypt mode decrypts in place */

@@ -213,18 +213,12 @@ void mro_prot_work(struct work_struct *work)
 int mro_prot_seal(struct mro_qp *qp, struct sk_buff *skb, u16 hdr_len)
 {
 	struct mro_conn_prot *p = qp->prot;
-	unsigned int len = skb->len - METAROCE_SEAL_LEN;
-	u64 seq;
-	int err;
 
 	lockdep_assert_held(&qp->lock);
 	if (!p || !p->keyed)
 		return -ENOKEY;
-	err = mro_aead_seal(&p->tx, p->mode, skb->data, hdr_len, len, &seq);
-	if (err)
-		return err;
-	mro_aead_put_seq(skb->data + len + MRO_AEAD_TAG_LEN, seq);
-	return 0;
+	return mro_aead_seal_packet(&p->tx, p->mode, skb->data, hdr_len,
+				    skb->len);
 }
 
 enum mro_rx_verdict mro_prot_open(struct mro_qp *qp, struct sk_buff *skb,
