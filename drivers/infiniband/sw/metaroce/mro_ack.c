@@ -229,7 +229,7 @@ void mro_detect_loss(struct mro_qp *qp, bool timer)
 		qp->req.lost++;
 		mro_qp_count(qp, MRO_CNT_LOSS_DETECTED, 1);
 		if (p)	/* once per transmission (mro_path_lost()) */
-			mro_rec_lost(qp, t->path, t->path_seq, false);
+			mro_pm_lost(qp, t->path, t->path_seq, false);
 	}
 	if (timer)
 		mro_qp_count(qp, MRO_CNT_LOSS_TIMER, qp->req.lost - lost);
@@ -284,7 +284,7 @@ static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
 			     mro_echo_span(qp->req.win)))
 		return MRO_RXV_ACK_ECHO;
 	/* a revived path forgets its old RTT before this sample */
-	mro_rec_echo(qp, a);
+	mro_pm_echo(qp, a);
 	mro_rtt_sample(qp, a->ts_echo, a->echo_path);
 	mro_qp_count(qp, a->syndrome == METAROCE_SYN_ACK ?
 		     MRO_CNT_ACKS_RCVD : a->syndrome == METAROCE_SYN_RNR_NAK ?
@@ -348,7 +348,7 @@ static enum mro_rx_verdict mro_req_ack(struct mro_qp *qp,
 	if (qp->req.una != qp->req.nxt)
 		mro_detect_loss(qp, false);
 	if (qp->paths.owed)
-		mro_rec_echo_check(qp);
+		mro_pm_echo_check(qp);
 	return MRO_RXV_OK;
 }
 

@@ -247,7 +247,7 @@ int mro_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	hrtimer_init(&qp->req.reo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->req.reo_timer.function = mro_req_reo;
 	hrtimer_init(&qp->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->probe_timer.function = mro_rec_probe_timer;
+	qp->probe_timer.function = mro_pm_probe_timer;
 	INIT_WORK(&qp->tx_work, mro_req_tx_work);
 	INIT_WORK(&qp->post_work, mro_qp_post_work);
 	mro_cc_qp_create(qp);

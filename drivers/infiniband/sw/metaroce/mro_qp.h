@@ -446,14 +446,23 @@ enum mro_rx_verdict mro_hello_qp_rcv(struct mro_qp *qp,
 				     const struct mro_hdr *hdr,
 				     struct sk_buff_head *out);
 
-/* mro_recover.c: path health, re-probes, tail-loss probe, tracepoints */
-void mro_rec_lost(struct mro_qp *qp, u16 path, u32 seq, bool timeout);
-void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a);
-/* retire a path whose echoes stop coming while its packets arrive */
-void mro_rec_echo_check(struct mro_qp *qp);
-void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out);
-enum hrtimer_restart mro_rec_probe_timer(struct hrtimer *timer);
-void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out);
+/* mro_pathmgr.c: the path manager (health, retire, re-probe, revive) */
+/* transmission @seq on path @path was lost (@timeout: found by the RTO) */
+void mro_pm_lost(struct mro_qp *qp, u16 path, u32 seq, bool timeout);
+/* an ACK's echo: a re-probed path answered, an owed echo came */
+void mro_pm_echo(struct mro_qp *qp, const struct mro_ack_hdr *a);
+/* retire the paths whose owed echoes are an RTO late */
+void mro_pm_echo_check(struct mro_qp *qp);
+/* send the re-probes that are due */
+void mro_pm_reprobe(struct mro_qp *qp, struct sk_buff_head *out);
+enum hrtimer_restart mro_pm_probe_timer(struct hrtimer *timer);
+/*
+ * A PROBE on path @p with path sequence @seq; the peer answers with an
+ * ACK.  @flags: METAROCE_F_NEW_PORT for a re-probe (the slot has a fresh
+ * port).
+ */
+void mro_pm_send_probe(struct mro_qp *qp, u16 p, u32 seq, u16 flags,
+		       struct sk_buff_head *out);
 
 /* mro_flush.c: FLUSH and ATOMIC_WRITE (6.2+ verbs) */
 bool mro_flush_is_wr(u32 op);

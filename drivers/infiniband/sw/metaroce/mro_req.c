@@ -763,7 +763,7 @@ void mro_req_run(struct mro_qp *qp, struct sk_buff_head *out, int budget)
 		goto complete;
 
 	if (qp->ibqp.qp_type == IB_QPT_RC)
-		mro_rec_reprobe(qp, out);
+		mro_pm_reprobe(qp, out);
 	budget -= mro_send_lost(qp, out, budget);
 	while (budget > 0 && qp->state == IB_QPS_RTS) {
 		if (!mro_fetch(qp))

@@ -86,13 +86,42 @@ VISIBLE_IF_KUNIT enum mro_rto_job mro_rto_job(struct mro_qp *qp, u32 *left)
 }
 EXPORT_SYMBOL_IF_KUNIT(mro_rto_job);
 
+/*
+ * The tail-loss probe: a PROBE on every active path with packets still
+ * out, whose echoed path sequence lets per-path loss detection find a
+ * lost tail.
+ */
+static void mro_rto_send_tlp(struct mro_qp *qp, struct sk_buff_head *out)
+{
+	DECLARE_BITMAP(busy, MRO_MAX_PATHS);
+	u16 p, probed = 0;
+	u32 psn;
+
+	bitmap_zero(busy, MRO_MAX_PATHS);
+	for (psn = qp->req.una; mro_seq_before(psn, qp->req.nxt); psn++) {
+		struct mro_txslot *t = mro_slot(qp, psn);
+
+		if (t->state == MRO_TX_SENT && t->on_path &&
+		    t->path < qp->paths.n)
+			__set_bit(t->path, busy);
+	}
+	for_each_set_bit(p, busy, MRO_MAX_PATHS) {
+		if (qp->paths.path[p].state != MRO_PATH_ACTIVE)
+			continue;
+		mro_pm_send_probe(qp, p, qp->paths.path[p].next_seq++, 0, out);
+		probed++;
+	}
+	mro_count(qp->dev->stats, MRO_CNT_TLP, 1);
+	trace_mro_tlp(qp->qpn, qp->req.una, qp->req.nxt, probed);
+}
+
 /* no progress since mro_arm_rto() armed the probe: send it */
 static void mro_rto_probe_tail(struct mro_qp *qp, struct sk_buff_head *out)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->req.pto_armed = false;
 	qp->req.tlp_done = true;
-	mro_rec_tlp(qp, out);
+	mro_rto_send_tlp(qp, out);
 	mro_arm_rto(qp);
 }
 
@@ -152,7 +181,7 @@ static void mro_rto_expire(struct mro_qp *qp, struct sk_buff_head *out)
 		 * timer (a descheduled host) finds every PSN old.
 		 */
 		if (t->on_path && t->path < qp->paths.n && !fired)
-			mro_rec_lost(qp, t->path, t->path_seq, true);
+			mro_pm_lost(qp, t->path, t->path_seq, true);
 		else if (t->on_path && t->path < qp->paths.n)
 			qp->paths.path[t->path].timeouts++;
 		fired = true;

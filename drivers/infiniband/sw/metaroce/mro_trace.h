@@ -5,7 +5,7 @@
  * probes, path suspension, retirement and revival, congestion window
  * cuts, credit grants, NAKs, refused packets, a QP's move to the error
  * state (usage.rst, "Tracepoints").  CREATE_TRACE_POINTS is defined in
- * mro_recover.c.
+ * mro_pathmgr.c.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM metaroce

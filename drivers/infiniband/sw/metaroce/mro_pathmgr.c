@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * metaroce loss recovery around the paths: suspends a path on a short
- * loss streak and retires one that black-holes, either way (rules in
- * mro_pathscore.c), re-probes it later
- * with a PROBE on a fresh source port and revives it when the probe is
- * answered; sends the tail-loss probe (a PROBE on every path with packets
- * still out, whose echoed path sequence lets per-path loss detection find
- * a lost tail).
+ * metaroce path manager: owns the health of a connection's paths.  The
+ * requester tells it of losses (mro_pm_lost()) and the ACKs' echoes
+ * (mro_pm_echo(), mro_pm_echo_check()); by the rules of mro_pathscore.c it
+ * suspends a path on a short loss streak, retires one that black-holes
+ * either way, re-probes a retired path later with a PROBE on a fresh
+ * source port (from the requester as it runs, mro_pm_reprobe(), and from
+ * a timer of its own, so that an idle QP re-probes too) and revives it
+ * when the probe is answered.  Which path carries a packet is the
+ * scheduler's (mro_sched.h) among the paths this leaves usable.
  * All under qp->lock.  Home of the tracepoints.
  */
 #include "mro_pathscore.h"
@@ -35,7 +37,7 @@ static void mro_trace_path(struct mro_qp *qp, u16 p, bool revive)
  * for a probe, so that a QP with nothing to send re-probes too (the
  * requester re-probes as it runs as well); stopped when none is retired.
  */
-static void mro_rec_arm_probe(struct mro_qp *qp)
+static void mro_pm_arm_probe(struct mro_qp *qp)
 {
 	u32 wait = mro_paths_probe_wait(&qp->paths, mro_now_us());
 
@@ -48,21 +50,22 @@ static void mro_rec_arm_probe(struct mro_qp *qp)
 		      HRTIMER_MODE_REL_SOFT);
 }
 
-static void mro_rec_retire(struct mro_qp *qp, u16 p)
+static void mro_pm_retire(struct mro_qp *qp, u16 p)
 {
 	mro_path_retire(&qp->paths, p, mro_now_us(),
 			MRO_PROBE_RTOS * qp->req.rto_us);
 	mro_count(qp->dev->stats, MRO_CNT_PATH_RETIRED, 1);
 	mro_trace_path(qp, p, false);
-	mro_rec_arm_probe(qp);
+	mro_pm_arm_probe(qp);
 }
 
-void mro_rec_lost(struct mro_qp *qp, u16 p, u32 seq, bool timeout)
+void mro_pm_lost(struct mro_qp *qp, u16 p, u32 seq, bool timeout)
 {
 	u64 suspends = qp->paths.path[p].suspends;
 
+	lockdep_assert_held(&qp->lock);
 	if (mro_path_lost(&qp->paths, p, seq, timeout))
-		mro_rec_retire(qp, p);
+		mro_pm_retire(qp, p);
 	if (qp->paths.path[p].suspends != suspends) {
 		const struct mro_path *path = &qp->paths.path[p];
 
@@ -72,22 +75,24 @@ void mro_rec_lost(struct mro_qp *qp, u16 p, u32 seq, bool timeout)
 	}
 }
 
-void mro_rec_echo_check(struct mro_qp *qp)
+void mro_pm_echo_check(struct mro_qp *qp)
 {
 	u32 now = mro_now_us();
 	u16 p;
 
+	lockdep_assert_held(&qp->lock);
 	/*
 	 * An echo the peer owes is late by an RTO from when we learned its
 	 * packet arrived: ACKs that left after it came by other paths.
 	 */
 	for (p = 0; p < qp->paths.n && qp->paths.owed; p++)
 		if (mro_path_echo_overdue(&qp->paths, p, now, qp->req.rto_us))
-			mro_rec_retire(qp, p);
+			mro_pm_retire(qp, p);
 }
 
-void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a)
+void mro_pm_echo(struct mro_qp *qp, const struct mro_ack_hdr *a)
 {
+	lockdep_assert_held(&qp->lock);
 	if (!mro_path_echo(&qp->paths, a->echo_path, a->echo_seq, a->ts_echo,
 			   mro_now_us()))
 		return;
@@ -95,12 +100,8 @@ void mro_rec_echo(struct mro_qp *qp, const struct mro_ack_hdr *a)
 	mro_trace_path(qp, a->echo_path, true);
 }
 
-/*
- * A PROBE on path @p with path sequence @seq; the peer answers with an ACK.
- * @flags: METAROCE_F_NEW_PORT for a re-probe (the slot has a fresh port).
- */
-static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq, u16 flags,
-			   struct sk_buff_head *out)
+void mro_pm_send_probe(struct mro_qp *qp, u16 p, u32 seq, u16 flags,
+		       struct sk_buff_head *out)
 {
 	struct mro_hdr hdr = {};
 	struct sk_buff *skb;
@@ -130,7 +131,7 @@ static void mro_send_probe(struct mro_qp *qp, u16 p, u32 seq, u16 flags,
 	mro_count(qp->dev->stats, MRO_CNT_PROBES_SENT, 1);
 }
 
-void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out)
+void mro_pm_reprobe(struct mro_qp *qp, struct sk_buff_head *out)
 {
 	u32 now = mro_now_us();
 	bool sent = false;
@@ -144,15 +145,15 @@ void mro_rec_reprobe(struct mro_qp *qp, struct sk_buff_head *out)
 		 * mro_path_probe() gives it a fresh source port, and the flag
 		 * asks the peer for one too: the hole may be on the way back
 		 */
-		mro_send_probe(qp, p, mro_path_probe(&qp->paths, p, now),
-			       METAROCE_F_NEW_PORT, out);
+		mro_pm_send_probe(qp, p, mro_path_probe(&qp->paths, p, now),
+				  METAROCE_F_NEW_PORT, out);
 		sent = true;
 	}
 	if (sent)	/* the next probes are due later */
-		mro_rec_arm_probe(qp);
+		mro_pm_arm_probe(qp);
 }
 
-enum hrtimer_restart mro_rec_probe_timer(struct hrtimer *timer)
+enum hrtimer_restart mro_pm_probe_timer(struct hrtimer *timer)
 {
 	struct mro_qp *qp = container_of(timer, struct mro_qp, probe_timer);
 	struct sk_buff_head out;
@@ -161,33 +162,9 @@ enum hrtimer_restart mro_rec_probe_timer(struct hrtimer *timer)
 	spin_lock(&qp->lock);
 	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
 	    qp->ibqp.qp_type == IB_QPT_RC && mro_prot_tx_ready(qp->prot))
-		mro_rec_reprobe(qp, &out);
+		mro_pm_reprobe(qp, &out);
 	mro_qp_queue_tx(qp, &out);
 	spin_unlock(&qp->lock);
 	mro_qp_tx_drain(qp);
 	return HRTIMER_NORESTART;
-}
-
-void mro_rec_tlp(struct mro_qp *qp, struct sk_buff_head *out)
-{
-	DECLARE_BITMAP(busy, MRO_MAX_PATHS);
-	u16 p, probed = 0;
-	u32 psn;
-
-	bitmap_zero(busy, MRO_MAX_PATHS);
-	for (psn = qp->req.una; mro_seq_before(psn, qp->req.nxt); psn++) {
-		struct mro_txslot *t = mro_slot(qp, psn);
-
-		if (t->state == MRO_TX_SENT && t->on_path &&
-		    t->path < qp->paths.n)
-			__set_bit(t->path, busy);
-	}
-	for_each_set_bit(p, busy, MRO_MAX_PATHS) {
-		if (qp->paths.path[p].state != MRO_PATH_ACTIVE)
-			continue;
-		mro_send_probe(qp, p, qp->paths.path[p].next_seq++, 0, out);
-		probed++;
-	}
-	mro_count(qp->dev->stats, MRO_CNT_TLP, 1);
-	trace_mro_tlp(qp->qpn, qp->req.una, qp->req.nxt, probed);
 }
