@@ -256,149 +256,213 @@ static bool mro_sq_posted(struct mro_qp *qp)
 }
 
 /*
- * Build and queue one packet of WQE @idx: PSN @psn, message bytes
- * [offset, offset + len).  READ_REQ packets ask for @len bytes.  A resend
- * (@retx) goes on a path outside the mask @avoid.
+ * One transmission the requester decided on: which bytes, on which path,
+ * and what the packet asks of the peer.  Building it (mro_tx_send()) is
+ * encoding, copying and sealing, nothing else.
  */
-static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
-		    u32 offset, u32 len, bool retx, u64 avoid,
-		    struct sk_buff_head *out)
+struct mro_txdesc {
+	u32 psn;
+	u32 offset;		/* message byte offset */
+	u32 len;		/* message bytes it covers (READ_REQ: asked) */
+	u32 plen;		/* payload bytes it carries */
+	u32 path_seq;
+	u32 ack_psn;		/* with METAROCE_F_ACK_PIGGY */
+	u32 now_us;		/* its send time */
+	u16 path;
+	u16 flags;		/* METAROCE_F_* */
+	bool retx;
+};
+
+/* the FIRST, LAST and SOLICITED flags and a last packet's ACK request */
+static u16 mro_tx_msg_flags(struct mro_qp *qp, const struct mro_swqe *s,
+			    const struct mro_opinfo *op, u32 offset, u32 len)
 {
-	bool ud = mro_qp_is_ud(qp);
-	const struct mro_opinfo *op;
-	struct mro_hdr hdr = {};
-	struct sk_buff *skb;
-	void *payload;
-	u32 plen = len, now;
-	u16 path, old_path;
-	int err;
+	u16 flags = 0;
 
-	hdr.opcode = mro_wr_to_op(s->opcode, ud);
-	op = mro_op(hdr.opcode);
-	hdr.sqpn = qp->qpn;
-	hdr.dqpn = ud ? s->remote_qpn : qp->dest_qpn;
-	hdr.psn = psn;
-	if (retx) {
-		/* a different, healthy path than the ones that lost it */
-		old_path = mro_slot(qp, psn)->path;
-		path = mro_path_pick_retx(&qp->paths, avoid, &hdr.path_seq);
-		qp->req.late_tx_end = qp->req.nxt;
-		trace_mro_retransmit(qp->qpn, psn, old_path, path,
-				     mro_slot(qp, psn)->retx + 1);
-	} else if (mro_psn_self_acked(psn)) {
-		/* its ACK comes back by its path: every path takes a turn */
-		path = mro_path_pick_rhythm(&qp->paths, &hdr.path_seq);
-	} else {
-		path = mro_path_pick(&qp->paths, &hdr.path_seq);
-	}
-	hdr.path = path;
-	now = mro_now_us();
-	hdr.tsval = mro_qp_tsval(qp, now);
-	hdr.flags = METAROCE_F_ECT;
-	if (retx)
-		hdr.flags |= METAROCE_F_RETX;
-	if (mro_cc_ack_req(qp, psn) ||	/* the window closes: ask now */
-	    (qp->ibqp.qp_type == IB_QPT_RC &&
-	     mro_ackpol_txwin_ask(psn, qp->req.una, qp->req.win)))
-		hdr.flags |= METAROCE_F_ACK_REQ;
-	/* its answer, or the ACK, frees a responder resource: ask at once */
-	if (op->mask & MRO_OPM_RESPRES)
-		hdr.flags |= METAROCE_F_ACK_REQ;
 	if (op->mask & MRO_OPM_ONLY)
-		hdr.flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
-	if (!(op->mask & MRO_OPM_PAYLOAD))
-		plen = 0;
-
+		flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
 	switch (op->rx) {
 	case MRO_OPRX_ATOMIC:
-		hdr.atomic.va = s->raddr;
-		hdr.atomic.rkey = s->rkey;
-		hdr.atomic.msn = s->msn;
-		hdr.atomic.swap_add = s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-				      s->swap : s->compare_add;
-		hdr.atomic.compare = s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-				     s->compare_add : 0;
-		break;
 	case MRO_OPRX_FLUSH:
 	case MRO_OPRX_ATOMIC_WRITE:
-		mro_flush_fill_hdr(s, &hdr);
 		break;
 	case MRO_OPRX_UD:
-		hdr.deth.qkey = (s->remote_qkey & 0x80000000) ? qp->qkey :
-				s->remote_qkey;
-		hdr.deth.imm = s->ex;
 		if (s->send_flags & IB_SEND_SOLICITED)
-			hdr.flags |= METAROCE_F_SOLICITED;
+			flags |= METAROCE_F_SOLICITED;
 		break;
 	case MRO_OPRX_READ:
-		hdr.msg.msn = s->msn;
-		hdr.msg.offset = offset;
-		hdr.msg.length = len;
-		hdr.msg.imm = qp->mtu;
-		hdr.msg.va = s->raddr;
-		hdr.msg.rkey = s->rkey;
-		hdr.msg.first_psn = psn;
 		if (!offset)
-			hdr.flags |= METAROCE_F_FIRST;
+			flags |= METAROCE_F_FIRST;
 		break;
 	default:
-		hdr.msg.msn = s->msn;
-		hdr.msg.offset = offset;
-		hdr.msg.length = s->length;
-		hdr.msg.imm = s->ex;
-		hdr.msg.va = s->raddr;
-		hdr.msg.rkey = s->rkey;
-		hdr.msg.first_psn = s->first_psn;
 		if (!offset)
-			hdr.flags |= METAROCE_F_FIRST;
+			flags |= METAROCE_F_FIRST;
 		if (offset + len == s->length) {
-			hdr.flags |= METAROCE_F_LAST;
+			flags |= METAROCE_F_LAST;
 			/*
 			 * The last packet of the last message asks; behind
 			 * it, the next messages' packets bring the ACK
 			 * (mro_psn.h rhythm) and the window rules ask.
 			 */
 			if (!mro_sq_posted(qp))
-				hdr.flags |= METAROCE_F_ACK_REQ;
+				flags |= METAROCE_F_ACK_REQ;
 			if (s->send_flags & IB_SEND_SOLICITED)
-				hdr.flags |= METAROCE_F_SOLICITED;
+				flags |= METAROCE_F_SOLICITED;
 		}
 		break;
 	}
+	return flags;
+}
 
+/*
+ * The sender's decision for PSN @psn of @s, message bytes [offset,
+ * offset + len): its path (a resend, @retx, goes outside the mask @avoid;
+ * a PSN of the ACK rhythm takes the active paths in turn; the rest the
+ * scheduler's), and its flags.
+ */
+static void mro_tx_plan(struct mro_qp *qp, const struct mro_swqe *s,
+			const struct mro_opinfo *op, u32 psn, u32 offset,
+			u32 len, bool retx, u64 avoid, struct mro_txdesc *d)
+{
+	u16 old_path;
+
+	lockdep_assert_held(&qp->lock);
+	d->psn = psn;
+	d->offset = offset;
+	d->len = len;
+	d->plen = op->mask & MRO_OPM_PAYLOAD ? len : 0;
+	d->retx = retx;
+	if (retx) {
+		/* a different, healthy path than the ones that lost it */
+		old_path = mro_slot(qp, psn)->path;
+		d->path = mro_path_pick_retx(&qp->paths, avoid, &d->path_seq);
+		qp->req.late_tx_end = qp->req.nxt;
+		trace_mro_retransmit(qp->qpn, psn, old_path, d->path,
+				     mro_slot(qp, psn)->retx + 1);
+	} else if (mro_psn_self_acked(psn)) {
+		/* its ACK comes back by its path: every path takes a turn */
+		d->path = mro_path_pick_rhythm(&qp->paths, &d->path_seq);
+	} else {
+		d->path = mro_path_pick(&qp->paths, &d->path_seq);
+	}
+	d->now_us = mro_now_us();
+	d->flags = METAROCE_F_ECT;
+	if (retx)
+		d->flags |= METAROCE_F_RETX;
+	if (mro_cc_ack_req(qp, psn) ||	/* the window closes: ask now */
+	    (qp->ibqp.qp_type == IB_QPT_RC &&
+	     mro_ackpol_txwin_ask(psn, qp->req.una, qp->req.win)))
+		d->flags |= METAROCE_F_ACK_REQ;
+	/* its answer, or the ACK, frees a responder resource: ask at once */
+	if (op->mask & MRO_OPM_RESPRES)
+		d->flags |= METAROCE_F_ACK_REQ;
+	d->flags |= mro_tx_msg_flags(qp, s, op, offset, len);
 	/*
 	 * A message's last packet carries the ACK we owe the peer: were the
 	 * two to cross on different paths, the peer could complete our
 	 * message (its answer to what the ACK acknowledges, say) before the
 	 * WQE the ACK completes (METAROCE_F_ACK_PIGGY).
 	 */
-	if (qp->ibqp.qp_type == IB_QPT_RC && (hdr.flags & METAROCE_F_LAST)) {
-		hdr.flags |= METAROCE_F_ACK_PIGGY;
-		hdr.ack_psn = qp->resp.win.base;
+	d->ack_psn = 0;
+	if (qp->ibqp.qp_type == IB_QPT_RC && (d->flags & METAROCE_F_LAST)) {
+		d->flags |= METAROCE_F_ACK_PIGGY;
+		d->ack_psn = qp->resp.win.base;
 	}
-	skb = mro_tx_build(qp, ud ? mro_swqe_av(qp, idx) : &qp->av, &hdr, plen,
-			   &payload);
+}
+
+/* the header of transmission @d of @s */
+static void mro_tx_hdr(struct mro_qp *qp, const struct mro_swqe *s,
+		       const struct mro_opinfo *op, u8 opcode,
+		       const struct mro_txdesc *d, struct mro_hdr *hdr)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->opcode = opcode;
+	hdr->sqpn = qp->qpn;
+	hdr->dqpn = mro_qp_is_ud(qp) ? s->remote_qpn : qp->dest_qpn;
+	hdr->psn = d->psn;
+	hdr->path = d->path;
+	hdr->path_seq = d->path_seq;
+	hdr->tsval = mro_qp_tsval(qp, d->now_us);
+	hdr->flags = d->flags;
+	hdr->ack_psn = d->ack_psn;
+
+	switch (op->rx) {
+	case MRO_OPRX_ATOMIC:
+		hdr->atomic.va = s->raddr;
+		hdr->atomic.rkey = s->rkey;
+		hdr->atomic.msn = s->msn;
+		hdr->atomic.swap_add = s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+				       s->swap : s->compare_add;
+		hdr->atomic.compare = s->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+				      s->compare_add : 0;
+		break;
+	case MRO_OPRX_FLUSH:
+	case MRO_OPRX_ATOMIC_WRITE:
+		mro_flush_fill_hdr(s, hdr);
+		break;
+	case MRO_OPRX_UD:
+		hdr->deth.qkey = (s->remote_qkey & 0x80000000) ? qp->qkey :
+				 s->remote_qkey;
+		hdr->deth.imm = s->ex;
+		break;
+	case MRO_OPRX_READ:
+		hdr->msg.msn = s->msn;
+		hdr->msg.offset = d->offset;
+		hdr->msg.length = d->len;
+		hdr->msg.imm = qp->mtu;
+		hdr->msg.va = s->raddr;
+		hdr->msg.rkey = s->rkey;
+		hdr->msg.first_psn = d->psn;
+		break;
+	default:
+		hdr->msg.msn = s->msn;
+		hdr->msg.offset = d->offset;
+		hdr->msg.length = s->length;
+		hdr->msg.imm = s->ex;
+		hdr->msg.va = s->raddr;
+		hdr->msg.rkey = s->rkey;
+		hdr->msg.first_psn = s->first_psn;
+		break;
+	}
+}
+
+/*
+ * Build transmission @d of WQE @idx (encode, copy the payload, seal),
+ * queue it on @out, and record it in its path and its PSN's slot.
+ */
+static int mro_tx_send(struct mro_qp *qp, u32 idx, struct mro_swqe *s,
+		       const struct mro_opinfo *op, u8 opcode,
+		       const struct mro_txdesc *d, struct sk_buff_head *out)
+{
+	struct mro_hdr hdr;
+	struct sk_buff *skb;
+	void *payload;
+	int err;
+
+	mro_tx_hdr(qp, s, op, opcode, d, &hdr);
+	skb = mro_tx_build(qp, mro_qp_is_ud(qp) ? mro_swqe_av(qp, idx) :
+			   &qp->av, &hdr, d->plen, &payload);
 	if (!skb)
 		return -ENOMEM;
-	err = mro_swqe_read(qp, idx, s, offset, payload, plen);
+	err = mro_swqe_read(qp, idx, s, d->offset, payload, d->plen);
 	if (err) {
 		kfree_skb(skb);
 		return err;
 	}
 	mro_tx_seal(skb);
 	__skb_queue_tail(out, skb);
-	mro_path_sent(&qp->paths, path, plen, retx);
+	mro_path_sent(&qp->paths, d->path, d->plen, d->retx);
 
 	if (mro_qp_connected(qp) && qp->ibqp.qp_type == IB_QPT_RC) {
-		struct mro_txslot *t = mro_slot(qp, psn);
+		struct mro_txslot *t = mro_slot(qp, d->psn);
 
-		t->sent_us = now;
-		t->path = path;
-		t->path_seq = hdr.path_seq;
+		t->sent_us = d->now_us;
+		t->path = d->path;
+		t->path_seq = d->path_seq;
 		t->on_path = true;
-		t->asked = hdr.flags & METAROCE_F_ACK_REQ;
-		qp->req.tx_last_psn = psn;
-		if (retx) {
+		t->asked = d->flags & METAROCE_F_ACK_REQ;
+		qp->req.tx_last_psn = d->psn;
+		if (d->retx) {
 			/* saturates: 0 would read as a first transmission */
 			if (t->retx < U8_MAX)
 				t->retx++;
@@ -406,6 +470,23 @@ static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Send one packet of WQE @idx: PSN @psn, message bytes [offset, offset +
+ * len).  READ_REQ packets ask for @len bytes.  A resend (@retx) goes on a
+ * path outside the mask @avoid.
+ */
+static int mro_emit(struct mro_qp *qp, u32 idx, struct mro_swqe *s, u32 psn,
+		    u32 offset, u32 len, bool retx, u64 avoid,
+		    struct sk_buff_head *out)
+{
+	u8 opcode = mro_wr_to_op(s->opcode, mro_qp_is_ud(qp));
+	const struct mro_opinfo *op = mro_op(opcode);
+	struct mro_txdesc d;
+
+	mro_tx_plan(qp, s, op, psn, offset, len, retx, avoid, &d);
+	return mro_tx_send(qp, idx, s, op, opcode, &d, out);
 }
 
 /*
