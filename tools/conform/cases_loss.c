@@ -283,6 +283,168 @@ static void c_credit_limit(struct cx *cx)
 	      "the WRITE did not complete: %s", n ? wc[0].status : "no completion in 3 s");
 }
 
+#define SW_PSNS	4096		/* PSNs c_silly_window() follows */
+
+/*
+ * An ACK of cum_psn @cum granting the window past it, echoing the newest
+ * transmission of @cum - 1 with a send time 11 s old: no RTT sample
+ * (ACK-21), so no delay the congestion control would cut for
+ */
+static void ack_no_sample(struct cx *cx, u8 opcode, u32 cum)
+{
+	struct pkt e, *p = newest_of(cx, opcode, cum - 1);
+
+	if (!p)
+		return;
+	e = *p;
+	e.h.tsval -= 11000000;
+	ack_to(cx, &e, cum, cum + 512, 0);
+}
+
+/* new PSNs (first transmissions) from q[@from] on at or after @psn */
+static unsigned int new_from(struct cx *cx, unsigned int from, u32 psn,
+			     u32 *hi)
+{
+	unsigned int i, n = 0;
+
+	*hi = psn - 1;
+	for (i = from; i < cx->nq; i++) {
+		struct pkt *p = &cx->q[i];
+
+		if (p->h.opcode != METAROCE_OP_WRITE ||
+		    (p->h.flags & METAROCE_F_RETX) ||
+		    (s32)(p->h.psn - psn) < 0)
+			continue;
+		n++;
+		if ((s32)(p->h.psn - *hi) > 0)
+			*hi = p->h.psn;
+	}
+	return n;
+}
+
+/*
+ * Silly-window avoidance (PSN-13).  WRITEs acknowledged in rounds, 250 ms
+ * after the first new packet of each, every ACK granting the whole window
+ * past its cum_psn: the congestion window doubles per round (it starts at
+ * 16 PSNs) until a round's flight holds 256 PSNs; then the tester stops
+ * acknowledging, and the next flight stops at the transport window, 512
+ * PSNs from the oldest unacknowledged one, behind a congestion window
+ * larger than it (against a target without one, the second round's).
+ * Then the tester acknowledges the oldest PSNs and grants the window past
+ * them, with ACKs that give no RTT sample: with 1 and then 63 PSNs of the
+ * window free, no new PSN leaves within 150 ms; with 64 free (an eighth)
+ * new ones do, at most those 64.
+ */
+static void c_silly_window(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=18 retry=7" };
+	static const u32 steps[2] = { 1, 63 };
+	unsigned int from, i, n, round, nwr = 0, ndone = 0;
+	u32 una, hi, nxt, flight = 0;
+	struct pkt *first;
+	struct twc wc[32];
+	u64 end;
+
+	if (cx_setup(cx, &o))
+		return;
+	una = cx->tpsn;
+	for (i = 0; i < 32; i++, nwr++)
+		CHECK(cx, !cx_agent(cx, "WRITE wr=%u off=0 len=60000 va=%llu rkey=%u",
+				    100 + i, TVA, TRKEY), "post WRITE");
+	if (cx->fails)
+		return;
+	/* rounds: the flights grow with the congestion window */
+	for (round = 0, from = 0; round < 16 && flight < 256; round++) {
+		first = NULL;
+		end = cx_now_us() + 2000000;
+		while (!first && cx_now_us() < end) {
+			cx_pump(cx, 1);
+			for (i = from; i < cx->nq && !first; i++)
+				if (cx->q[i].h.opcode == METAROCE_OP_WRITE &&
+				    !(cx->q[i].h.flags & METAROCE_F_RETX) &&
+				    (s32)(cx->q[i].h.psn - una) >= 0)
+					first = &cx->q[i];
+		}
+		CHECK(cx, first != NULL, "round %u: no new PSN within 2 s", round);
+		if (!first)
+			return;
+		while (cx_now_us() < first->t_us + 250000)
+			cx_pump(cx, 1);
+		from = cx->nq;
+		flight = new_from(cx, 0, una, &hi);
+		if (hi - una + 1 >= 512)
+			break;		/* a target without a congestion window */
+		for (nxt = una; newest_of(cx, METAROCE_OP_WRITE, nxt); nxt++)
+			;
+		ack_to(cx, first, nxt, nxt + 512, 0);
+		una = nxt;
+		n = cx_wc(cx, 0, wc, 32);
+		for (i = 0; i < (unsigned int)((int)n > 0 ? n : 0); i++)
+			ndone += !strcmp(wc[i].status, "success");
+	}
+	cx_note(cx, "%u rounds, the last one's flight %u PSNs", round, flight);
+	/* the window fills: wait until the target stops sending */
+	for (n = new_from(cx, 0, una, &hi), end = cx_now_us() + 3000000;
+	     cx_now_us() < end;) {
+		unsigned int m;
+
+		cx_pump(cx, 150);
+		m = new_from(cx, 0, una, &hi);
+		if (m == n && m)
+			break;
+		n = m;
+	}
+	nxt = hi + 1;
+	cx_note(cx, "%u PSNs out from the oldest", nxt - una);
+	if (nxt - una != 512) {
+		CHECK(cx, nxt - una < 512, "%u PSNs out: more than the window of 512",
+		      nxt - una);
+		if (!cx->fails)
+			cx->skip = "the congestion window did not grow past the transport window";
+		return;
+	}
+	/* one, then 63 free: not an eighth of the window yet */
+	for (i = 0; i < 2; i++) {
+		from = cx->nq;
+		ack_no_sample(cx, METAROCE_OP_WRITE, una + steps[i]);
+		cx_pump(cx, 150);
+		n = new_from(cx, from, nxt, &hi);
+		CHECK(cx, n == 0,
+		      "%u new PSNs within 150 ms with %u of the window's 512 PSNs free: want none before an eighth (64)",
+		      n, steps[i]);
+	}
+	/* 64 free: the window reopens */
+	from = cx->nq;
+	ack_no_sample(cx, METAROCE_OP_WRITE, una + 64);
+	for (end = cx_now_us() + 1000000;
+	     !new_from(cx, from, nxt, &hi) && cx_now_us() < end;)
+		cx_pump(cx, 2);
+	cx_pump(cx, 100);
+	n = new_from(cx, from, nxt, &hi);
+	CHECK(cx, n >= 1, "no new PSN within 1 s with an eighth of the window free");
+	CHECK(cx, n <= 64 && (s32)(hi - (una + 64 + 512)) < 0,
+	      "%u new PSNs up to %d past the window's end with 64 free",
+	      n, (int)(hi - (una + 64 + 512)));
+	/* the rest, acknowledged as it comes */
+	for (end = cx_now_us() + 15000000; ndone < nwr && cx_now_us() < end;) {
+		int k;
+
+		for (; newest_of(cx, METAROCE_OP_WRITE, nxt); nxt++)
+			;
+		ack_no_sample(cx, METAROCE_OP_WRITE, nxt);
+		k = cx_wc(cx, 20, wc, 32);
+		for (i = 0; i < (unsigned int)(k > 0 ? k : 0); i++) {
+			CHECK(cx, !strcmp(wc[i].status, "success"),
+			      "WRITE %llu completed %s",
+			      (unsigned long long)wc[i].wr, wc[i].status);
+			ndone++;
+		}
+		if (cx->fails)
+			return;
+	}
+	CHECK(cx, ndone == nwr, "%u of %u WRITEs completed", ndone, nwr);
+}
+
 /*
  * SACK shows a PSN lost at once (LOSS-3): a SEND X, then 150 ms later a
  * WRITE of 6 or more PSNs, all SACKed, X not: a PSN at least the
@@ -629,9 +791,119 @@ static void c_piggy_no_sample(struct cx *cx)
 	      "a PROBE before B's resend: the piggybacked ack_psn gave an RTT sample");
 }
 
+/* the first PROBE on slot @path from q[@from] on, pumping at most @ms */
+static struct pkt *await_probe(struct cx *cx, unsigned int from, u16 path,
+			       int ms)
+{
+	u64 end = cx_now_us() + ms * 1000ULL;
+	unsigned int i;
+
+	for (;;) {
+		for (i = from; i < cx->nq; i++)
+			if (cx->q[i].h.opcode == METAROCE_OP_PROBE &&
+			    cx->q[i].h.path == path)
+				return &cx->q[i];
+		if (cx_now_us() >= end)
+			return NULL;
+		cx_pump(cx, 2);
+	}
+}
+
+/* transmissions of @psn resent from q[@from] on before @until (arrival) */
+static unsigned int resends_before(struct cx *cx, unsigned int from, u8 opcode,
+				   u32 psn, u64 until)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < cx->nq; i++)
+		n += cx->q[i].h.opcode == opcode && cx->q[i].h.psn == psn &&
+		     (cx->q[i].h.flags & METAROCE_F_RETX) &&
+		     cx->q[i].t_us < until;
+	return n;
+}
+
+/*
+ * The rule of the same path (LOSS-2): after one RTT sample R (200 ms), a
+ * WRITE of two PSNs, X on one slot and Y, its last packet (asking), on
+ * another, neither answered.  The tail-loss probe sends a PROBE on each
+ * slot, 1.5 R after the WRITE (RTO-13); the tester answers only the one on
+ * Y's slot, at once, with an ACK that acknowledges no PSN (cum_psn X, no
+ * SACK).  That PROBE is a transmission on Y's path that left more than
+ * the reordering window (R / 2) after Y, and it was delivered: Y is lost,
+ * and resent at once, though no PSN above it was delivered (the rule
+ * across paths cannot hold; without this one Y waits for the RTO, 1.5 R
+ * later, which resends X first).  X, on another path, is not lost by it.
+ */
+static void c_loss_same_path(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=18 retry=7" };
+	struct pkt *x, *y, *pr, *r;
+	unsigned int from;
+	u64 t_ack;
+	u32 psn;
+
+	if (cx_is_refpeer(cx)) {
+		cx->skip = "the reference peer has no rule of the same path";
+		return;
+	}
+	if (cx_setup(cx, &o) || !warm_rtt(cx, 1, cx->tpsn, 200, 512))
+		return;
+	psn = cx->tpsn + 1;
+	from = cx->nq;
+	/* two packets at any payload MTU from 1024 to 2047 bytes */
+	CHECK(cx, !cx_agent(cx, "WRITE wr=2 off=0 len=2048 va=%llu rkey=%u",
+			    TVA, TRKEY), "post WRITE");
+	x = await_at(cx, from, METAROCE_OP_WRITE, psn, false, 1000);
+	y = await_at(cx, from, METAROCE_OP_WRITE, psn + 1, false, 1000);
+	CHECK(cx, x && y && !(x->h.flags & METAROCE_F_LAST) &&
+	      (y->h.flags & METAROCE_F_LAST),
+	      "the WRITE of 2048 bytes did not come as two packets");
+	if (cx->fails)
+		return;
+	CHECK(cx, x->h.path != y->h.path,
+	      "the WRITE's two packets on one slot %u", x->h.path);
+	if (cx->fails)
+		return;
+	pr = await_probe(cx, from, y->h.path, 2000);
+	CHECK(cx, pr != NULL, "no tail-loss PROBE on Y's slot within 2 s");
+	if (!pr)
+		return;
+	CHECK(cx, !resends_before(cx, from, METAROCE_OP_WRITE, psn + 1,
+				  pr->t_us),
+	      "Y was resent before its slot's PROBE");
+	cx_snap(cx);
+	from = cx->nq;
+	t_ack = cx_now_us();
+	ack_to(cx, pr, psn, psn + 512, 0);
+	r = await_at(cx, from, METAROCE_OP_WRITE, psn + 1, true, 1000);
+	CHECK(cx, r != NULL,
+	      "Y was not resent within 1 s of the ACK of a later transmission on its path");
+	if (!r)
+		return;
+	cx_note(cx, "PROBE %llu us after Y; Y resent %llu us after its ACK",
+		(unsigned long long)(u32)(pr->h.tsval - y->h.tsval),
+		(unsigned long long)(r->t_us - t_ack));
+	/* at once: before the RTO (1.5 R on), which would resend X first */
+	CHECK(cx, r->t_us - t_ack < 50000,
+	      "Y resent %llu us after the ACK of its path's PROBE, not at once",
+	      (unsigned long long)(r->t_us - t_ack));
+	CHECK(cx, r->h.path != y->h.path,
+	      "Y resent on the slot %u that lost it", r->h.path);
+	/* X's path delivered nothing after it */
+	cx_pump(cx, 50);
+	CHECK(cx, !resends_before(cx, from, METAROCE_OP_WRITE, psn,
+				  t_ack + 50000),
+	      "X, on another path, was resent at the ACK of Y's path's PROBE");
+	if (cx_delta(cx, "loss_detected") >= 0)
+		CHECK(cx, cx_delta(cx, "loss_detected") >= 1,
+		      "loss_detected did not grow");
+}
+
 const struct ccase cases_loss[] = {
 	{ "PSN-12 ACK-25 CTRL-8", "the grant bounds the sender; a grant past its window is clamped", c_credit_limit, CF_MANUAL },
+	{ "PSN-13", "a full window reopens once an eighth of it is free", c_silly_window, CF_MANUAL },
 	{ "LOSS-1 LOSS-3 LOSS-8", "SACKed later PSNs show a PSN lost; an echo of the original makes it spurious", c_loss_sack, CF_MANUAL },
+	{ "LOSS-2", "a later transmission on the same path delivered: the PSN lost at once", c_loss_same_path, CF_MANUAL },
 	{ "LOSS-7", "reorder timer: a PSN lost once the reordering window passed", c_reorder_timer, CF_MANUAL },
 	{ "RTO-13", "tail-loss probe at the tail's time, before 2 srtt", c_tlp_tail, CF_MANUAL },
 	{ "RTO-16", "no probe when 2 srtt and the tail's time are above the RTO", c_no_probe, CF_MANUAL },

@@ -456,10 +456,280 @@ static void c_suspend_lifted(struct cx *cx)
 	      "one loss retired the slot");
 }
 
+/* a run of c_batch_loss(): what the tester has and what it saw */
+struct batch_run {
+	u32 first;
+	int slot;		/* the slot that loses */
+	bool got[PR_PSNS];	/* delivered, as the tester's ACKs say */
+	bool seen[PR_PSNS];	/* a first transmission arrived */
+	unsigned int nnew;	/* new PSNs in order of arrival ... */
+	u16 new_path[PR_PSNS];	/* ... their slots */
+	unsigned int lossy_from;	/* the first new PSN of the lossy rounds */
+	unsigned int dropped;	/* first transmissions on the slot not taken */
+	unsigned int reprobes;	/* NEW_PORT PROBEs on it */
+};
+
+/*
+ * Only a loss with nothing delivered after it on its path extends the
+ * streak (PATH-2).  WRITEs acknowledged in rounds: 60 ms after the first
+ * packet of a round the tester sends one ACK per transmission it takes,
+ * each echoing it and each carrying cum_psn and the SACK of everything it
+ * has, so the first of them reports the whole round before the target's
+ * loss detection runs.  On one slot (the first WRITE packet's) the tester
+ * takes, from the third round on, only the newest first transmission of
+ * each round: the others are found lost after that one was counted
+ * delivered, older than the slot's newest delivery, and weigh on its loss
+ * rate alone.  The slot loses most of its packets but is never suspended
+ * (a third of its share of new PSNs) nor retired (none, and NEW_PORT
+ * PROBEs): from its first loss on it keeps at least two thirds of its
+ * share.
+ */
+static void c_batch_loss(struct cx *cx)
+{
+	static struct batch_run r;
+	unsigned int next = 0, i, k, round, nwr = 16, ndone = 0, nbad = 0;
+	unsigned int nh, npaths, share;
+	u32 cum, d;
+	int newest;
+	struct twc wc[32];
+	struct pkt *p;
+	u64 sack[2], t0, end;
+
+	if (cx_is_refpeer(cx)) {
+		cx->skip = "the reference peer has no path health";
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.slot = -1;
+	r.first = cx->tpsn;
+	cum = r.first;
+	cx_snap(cx);
+	post_writes(cx, nwr, 100);
+	for (round = 0; round < 60 && ndone < nwr && !nbad; round++) {
+		/* the round starts with the first packet after the last */
+		end = cx_now_us() + 2000000;
+		while (next == cx->nq && cx_now_us() < end)
+			cx_pump(cx, 1);
+		if (next == cx->nq)
+			break;	/* nothing out: the completions follow */
+		t0 = cx->q[next].t_us;
+		while (cx_now_us() < t0 + 60000)
+			cx_pump(cx, 1);
+		newest = -1;
+		for (i = next; i < cx->nq; i++) {
+			p = &cx->q[i];
+			if (p->h.opcode == METAROCE_OP_PROBE &&
+			    (p->h.flags & METAROCE_F_NEW_PORT)) {
+				r.reprobes += (int)p->h.path == r.slot;
+				continue;	/* a re-probe is not answered */
+			}
+			if (p->h.opcode != METAROCE_OP_WRITE)
+				continue;
+			d = p->h.psn - r.first;
+			if (d >= PR_PSNS)
+				continue;
+			if ((p->h.flags & METAROCE_F_RETX) || r.seen[d]) {
+				r.got[d] = true;
+				continue;
+			}
+			r.seen[d] = true;
+			if (r.slot < 0)
+				r.slot = p->h.path;
+			if (round == 2 && !r.lossy_from)
+				r.lossy_from = r.nnew;
+			r.new_path[r.nnew++] = p->h.path;
+			if (round < 2 || (int)p->h.path != r.slot) {
+				r.got[d] = true;
+				continue;
+			}
+			/* the slot: only the newest of the round is taken */
+			if (newest >= 0)
+				r.dropped++;
+			newest = i;
+		}
+		if (newest >= 0)
+			r.got[cx->q[newest].h.psn - r.first] = true;
+		while (cum - r.first < PR_PSNS && r.got[cum - r.first])
+			cum++;
+		memset(sack, 0, sizeof(sack));
+		for (k = 0; k < METAROCE_SACK_BITS; k++)
+			if (cum - r.first + 1 + k < PR_PSNS &&
+			    r.got[cum - r.first + 1 + k])
+				sack[k / 64] |= 1ULL << (k % 64);
+		/* one ACK per transmission taken: every echo comes back */
+		for (i = next; i < cx->nq; i++) {
+			p = &cx->q[i];
+			if (p->h.opcode == METAROCE_OP_PROBE &&
+			    !(p->h.flags & METAROCE_F_NEW_PORT))
+				cx_ack_sack(cx, p, cum, cum + 96, sack);
+			if (p->h.opcode != METAROCE_OP_WRITE ||
+			    p->h.psn - r.first >= PR_PSNS ||
+			    !r.got[p->h.psn - r.first])
+				continue;
+			cx_ack_sack(cx, p, cum, cum + 96, sack);
+		}
+		next = i;
+		k = cx_wc(cx, 0, wc, 32);
+		for (i = 0; i < (unsigned int)((int)k > 0 ? k : 0); i++) {
+			ndone++;
+			if (strcmp(wc[i].status, "success")) {
+				nbad++;
+				cx_note(cx, "WRITE %llu completed %s",
+					(unsigned long long)wc[i].wr,
+					wc[i].status);
+			}
+		}
+	}
+	while (!nbad && ndone < nwr) {
+		k = cx_wc_wait(cx, 1000, wc, 32);
+		if (!k)
+			break;
+		for (i = 0; i < k; i++)
+			nbad += !!strcmp(wc[i].status, "success");
+		ndone += k;
+	}
+	for (i = 0, npaths = 0; i < 64 && i < r.nnew; i++) {
+		for (k = 0; k < i; k++)
+			if (r.new_path[k] == r.new_path[i])
+				break;
+		npaths += k == i;
+	}
+	for (i = r.lossy_from, nh = 0; i < r.nnew; i++)
+		nh += (int)r.new_path[i] == r.slot;
+	share = npaths ? (r.nnew - r.lossy_from) / npaths : 0;
+	cx_note(cx, "%u rounds; slot %d: %u first transmissions not taken; %u of %u new PSNs on it from its first loss on (a full share %u, over %u slots)",
+		round, r.slot, r.dropped, nh, r.nnew - r.lossy_from, share,
+		npaths);
+	if (cx_delta(cx, "path_suspended") >= 0)
+		cx_note(cx, "path_suspended grew by %lld, path_retired by %lld",
+			cx_delta(cx, "path_suspended"),
+			cx_delta(cx, "path_retired"));
+	CHECK(cx, nbad == 0 && ndone == nwr, "%u of %u WRITEs completed, %u failed",
+	      ndone, nwr, nbad);
+	CHECK(cx, r.dropped >= 16 && npaths >= 4,
+	      "%u losses on the slot over %u slots: want 16 or more, 4 slots or more",
+	      r.dropped, npaths);
+	if (cx->fails)
+		return;
+	CHECK(cx, 3 * nh >= 2 * share,
+	      "%u of %u new PSNs on the slot after its first loss, below two thirds of its share %u: losses older than its newest delivery extended its streak (suspended)",
+	      nh, r.nnew - r.lossy_from, share);
+	CHECK(cx, r.reprobes == 0,
+	      "%u NEW_PORT PROBEs on the slot: losses older than its newest delivery retired it",
+	      r.reprobes);
+	if (cx_delta(cx, "path_retired") >= 0)
+		CHECK(cx, cx_delta(cx, "path_retired") == 0,
+		      "path_retired grew by %lld", cx_delta(cx, "path_retired"));
+}
+
+/*
+ * Of the PSNs one RTO expiry declares lost only the oldest weighs on its
+ * path's health (PATH-8).  After one RTT sample R (100 ms), a WRITE of 6
+ * or more PSNs sprayed over the slots, never answered (nor its tail-loss
+ * PROBEs): the first expiry (3 R after the probe) and the second (6 R
+ * later) resend the oldest only, each weighing on the path of the
+ * transmission of it that expiry declares lost (nothing was delivered
+ * after it: that path is suspended); the third (12 R later) finds the
+ * others sent more than four RTOs before it was due and declares them
+ * lost too (they are resent with the oldest), but they do not weigh:
+ * path_suspended grows by at most one per expiry.  Had they weighed, the
+ * first of them on a path not yet suspended would have been suspended as
+ * well (three of the seven other paths in trouble: still calm).
+ */
+static void c_rto_batch(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=18 retry=7" };
+	unsigned int from, i, n = 0, nexp = 0;
+	struct pkt *w = NULL, *y = NULL, *last = NULL;
+	long long susp;
+	struct twc wc[2];
+	u64 t_o = 0, end;
+	u32 psn;
+
+	if (cx_is_refpeer(cx)) {
+		cx->skip = "the reference peer has no path health";
+		return;
+	}
+	if (cx_setup(cx, &o))
+		return;
+	CHECK(cx, !cx_agent(cx, "SEND wr=1 off=0 len=16"), "post SEND");
+	for (end = cx_now_us() + 1000000; !w && cx_now_us() < end;) {
+		cx_pump(cx, 1);
+		for (i = 0; i < cx->nq && !w; i++)
+			if (cx->q[i].h.opcode == METAROCE_OP_SEND)
+				w = &cx->q[i];
+	}
+	CHECK(cx, w != NULL, "no SEND within 1 s");
+	if (!w)
+		return;
+	while (cx_now_us() < w->t_us + 100000)
+		cx_pump(cx, 1);
+	cx_ack(cx, w, METAROCE_SYN_ACK, w->h.psn + 1, 0, 0);
+	CHECK(cx, cx_wc_wait(cx, 1000, wc, 2) == 1 && wc[0].wr == 1 &&
+	      !strcmp(wc[0].status, "success"), "the SEND did not complete");
+	if (cx->fails)
+		return;
+	cx_pump(cx, 2);
+	cx_snap(cx);
+	psn = w->h.psn + 1;
+	from = cx->nq;
+	CHECK(cx, !cx_agent(cx, "WRITE wr=2 off=0 len=8192 va=%llu rkey=%u",
+			    0x100000ULL, 0x4242), "post WRITE");
+	/* until a PSN after the oldest is resent: the batch */
+	for (end = cx_now_us() + 8000000; !y && cx_now_us() < end;) {
+		cx_pump(cx, 2);
+		for (i = from; i < cx->nq && !y; i++)
+			if (cx->q[i].h.opcode == METAROCE_OP_WRITE &&
+			    (cx->q[i].h.flags & METAROCE_F_RETX) &&
+			    cx->q[i].h.psn != psn)
+				y = &cx->q[i];
+	}
+	for (i = from; i < cx->nq; i++) {
+		struct pkt *p = &cx->q[i];
+
+		if (p->h.opcode != METAROCE_OP_WRITE)
+			continue;
+		if (!(p->h.flags & METAROCE_F_RETX)) {
+			n++;
+			if (p->h.flags & METAROCE_F_LAST)
+				last = p;
+			continue;
+		}
+		/* the oldest's resends: one burst (and copies) per expiry */
+		if (p->h.psn == psn && (!t_o || p->t_us > t_o + 8000)) {
+			if (!y || p->t_us <= y->t_us + 8000)
+				nexp++;
+			t_o = p->t_us;
+		}
+	}
+	CHECK(cx, n >= 6 && last, "the WRITE of 8192 bytes: %u packets, want 6 or more ending with LAST",
+	      n);
+	CHECK(cx, y != NULL, "no PSN but the oldest resent within 8 s");
+	if (cx->fails)
+		return;
+	susp = cx_delta(cx, "path_suspended");
+	cx_note(cx, "%u packets; %u expiries resent the oldest before the others, which left %llu us after the WRITE; path_suspended grew by %lld",
+		n, nexp, (unsigned long long)(y->t_us - last->t_us), susp);
+	/* the third expiry: after 1.5 R, 3 R and 6 R */
+	CHECK(cx, nexp >= 2 && y->t_us - last->t_us >= 900000,
+	      "the others resent %llu us after the WRITE, by the expiry %u: not by an RTO that found them old",
+	      (unsigned long long)(y->t_us - last->t_us), nexp);
+	if (susp >= 0)
+		CHECK(cx, susp <= nexp,
+		      "path_suspended grew by %lld over %u expiries: the PSNs an expiry found old weighed on their paths",
+		      susp, nexp);
+	/* done: everything acknowledged */
+	cx_ack(cx, last, METAROCE_SYN_ACK, last->h.psn + 1, 0, 0);
+	CHECK(cx, cx_wc_wait(cx, 2000, wc, 2) == 1 && wc[0].wr == 2 &&
+	      !strcmp(wc[0].status, "success"), "the WRITE did not complete");
+}
+
 const struct ccase cases_path[] = {
 	{ "PATH-4 PATH-7 PATH-9 PATH-14 PATH-16", "a black-holed slot: suspended, retired, re-probed from fresh ports", c_hole_retire, 0 },
 	{ "PATH-17 ACK-20", "an answered re-probe revives the slot", c_hole_revive, 0 },
 	{ "PATH-11 PATH-12 PATH-13", "a slot whose ACKs never come back is retired", c_way_back, 0 },
+	{ "PATH-2", "losses older than the slot's newest delivery: no streak", c_batch_loss, 0 },
+	{ "PATH-8", "an RTO's old PSNs do not weigh on their paths", c_rto_batch, CF_MANUAL },
 	{ "PATH-5", "a suspended slot's next delivery lifts the suspension", c_suspend_lifted, 0 },
 	{ NULL, NULL, NULL, 0 },
 };

@@ -553,7 +553,142 @@ static void c_rto_not_capped(struct cx *cx)
 	      early);
 }
 
+#define TVA	0x100000ULL	/* an address and key the target names */
+#define TRKEY	0x4242
+
+/* the first packet of @opcode at @psn from q[@from] on (@retx: a resend) */
+static struct pkt *tx_of(struct cx *cx, unsigned int from, u8 opcode, u32 psn,
+			 bool retx, int ms)
+{
+	u64 end = cx_now_us() + ms * 1000ULL;
+	unsigned int i;
+
+	for (;;) {
+		for (i = from; i < cx->nq; i++) {
+			struct pkt *p = &cx->q[i];
+
+			if (p->h.opcode == opcode && p->h.psn == psn &&
+			    !!(p->h.flags & METAROCE_F_RETX) == retx)
+				return p;
+		}
+		if (cx_now_us() >= end)
+			return NULL;
+		cx_pump(cx, 2);
+	}
+}
+
+/*
+ * The RTO checks what it times (RTO-3, RTO-4).  After one RTT sample R
+ * (the tester holds the ACK of its first PSNs 200 ms: srtt R, rttvar
+ * R / 2, the RTO 3 R), a WRITE of two PSNs: O, which does not ask for an
+ * ACK (the warm-up's length puts it off the span and rhythm ends), and A,
+ * its last packet, which asks.  Neither is answered.  The tail-loss probe
+ * sends a PROBE on each one's slot 1.5 R later and arms the RTO 3 R
+ * after it.  The tester answers the PROBE on A's slot 1.5 R after it
+ * left: A is lost by its path's rule and resent, asking again; O, on
+ * another path, is not.  When the RTO fires, 1.5 R after A's resend, no
+ * PSN after O was acknowledged and the first that asks from O on is A's
+ * resend: the timer waits until an RTO after that resend (rto_waited)
+ * and declares nothing lost; then it resends O.  On the target's own
+ * clock (its tsvals) O's resend leaves at least 3 R after A's, where
+ * without the check it would leave 1.5 R after it: the bound is the
+ * midpoint, 2.25 R.
+ */
+static void c_rto_waits(struct cx *cx)
+{
+	struct cx_opts o = { .create = "timeout=18 retry=7" };
+	struct pkt *w, *ow, *a, *pa, *ar, *orr;
+	unsigned int from, k, i;
+	u64 hold, dt;
+	struct twc wc[2];
+	u32 psn;
+
+	if (cx_is_refpeer(cx)) {
+		cx->skip = "the reference peer has no rto_waited check";
+		return;
+	}
+	if (cx_setup(cx, &o))
+		return;
+	/* the warm-up: 1 PSN, or 2 if O would end a span (psn % 8 == 7) */
+	k = (cx->tpsn + 1) % 8 == 7 ? 2 : 1;
+	psn = cx->tpsn + k;
+	from = cx->nq;
+	if (k == 1)
+		CHECK(cx, !cx_agent(cx, "SEND wr=1 off=0 len=16"), "post SEND");
+	else
+		CHECK(cx, !cx_agent(cx, "WRITE wr=1 off=0 len=2048 va=%llu rkey=%u",
+				    TVA, TRKEY), "post WRITE");
+	w = tx_of(cx, from, k == 1 ? METAROCE_OP_SEND : METAROCE_OP_WRITE,
+		  psn - 1, false, 1000);
+	CHECK(cx, w != NULL, "no warm-up packet at PSN %u", psn - 1);
+	if (!w)
+		return;
+	while (cx_now_us() < w->t_us + 200000)
+		cx_pump(cx, 1);
+	cx_ack(cx, w, METAROCE_SYN_ACK, psn, 0, 0);
+	hold = cx_now_us() - w->t_us;
+	CHECK(cx, cx_wc_wait(cx, 1000, wc, 2) == 1 && wc[0].wr == 1 &&
+	      !strcmp(wc[0].status, "success"), "the warm-up did not complete");
+	if (cx->fails)
+		return;
+	cx_pump(cx, 2);
+	cx_snap(cx);
+	from = cx->nq;
+	CHECK(cx, !cx_agent(cx, "WRITE wr=2 off=0 len=2048 va=%llu rkey=%u",
+			    TVA, TRKEY), "post WRITE");
+	ow = tx_of(cx, from, METAROCE_OP_WRITE, psn, false, 1000);
+	a = tx_of(cx, from, METAROCE_OP_WRITE, psn + 1, false, 1000);
+	CHECK(cx, ow && a && (a->h.flags & METAROCE_F_LAST),
+	      "the WRITE of 2048 bytes did not come as two packets");
+	if (cx->fails)
+		return;
+	CHECK(cx, !(ow->h.flags & METAROCE_F_ACK_REQ) && psn % 32 != 31 &&
+	      (a->h.flags & METAROCE_F_ACK_REQ),
+	      "O flags %#x, A flags %#x: want O not asking, A asking",
+	      ow->h.flags, a->h.flags);
+	CHECK(cx, ow->h.path != a->h.path, "O and A on one slot %u",
+	      a->h.path);
+	if (cx->fails)
+		return;
+	for (pa = NULL; !pa && cx_now_us() < a->t_us + 2000000;) {
+		cx_pump(cx, 2);
+		for (i = from; i < cx->nq && !pa; i++)
+			if (cx->q[i].h.opcode == METAROCE_OP_PROBE &&
+			    cx->q[i].h.path == a->h.path)
+				pa = &cx->q[i];
+	}
+	CHECK(cx, pa != NULL, "no tail-loss PROBE on A's slot within 2 s");
+	if (!pa)
+		return;
+	while (cx_now_us() < pa->t_us + hold * 3 / 2)
+		cx_pump(cx, 1);
+	from = cx->nq;
+	cx_ack(cx, pa, METAROCE_SYN_ACK, psn, 0, 0);
+	ar = tx_of(cx, from, METAROCE_OP_WRITE, psn + 1, true, 100);
+	CHECK(cx, ar != NULL,
+	      "A was not resent within 100 ms of the ACK of its slot's PROBE");
+	if (!ar)
+		return;
+	CHECK(cx, ar->h.flags & METAROCE_F_ACK_REQ, "A's resend does not ask");
+	orr = tx_of(cx, 0, METAROCE_OP_WRITE, psn, true, 4000);
+	CHECK(cx, orr != NULL, "O was not resent within 4 s");
+	if (!orr)
+		return;
+	dt = (u32)(orr->h.tsval - ar->h.tsval);
+	cx_note(cx, "hold %llu us; PROBE %llu us after A; O resent %llu us after A's resend (target's clock)",
+		(unsigned long long)hold,
+		(unsigned long long)(u32)(pa->h.tsval - a->h.tsval),
+		(unsigned long long)dt);
+	CHECK(cx, dt >= hold * 9 / 4,
+	      "O resent %llu us after A's resend, before the midpoint %llu us between the RTO after it (3 R) and the RTO after the PROBE (1.5 R after it): the timer did not wait for the asking PSN",
+	      (unsigned long long)dt, (unsigned long long)(hold * 9 / 4));
+	if (cx_delta(cx, "rto_waited") >= 0)
+		CHECK(cx, cx_delta(cx, "rto_waited") >= 1,
+		      "rto_waited did not grow");
+}
+
 const struct ccase cases_timer[] = {
+	{ "RTO-3 RTO-4", "the RTO waits for the first asking PSN, sent less than an RTO ago", c_rto_waits, CF_MANUAL },
 	{ "RTO-5", "the IB timeout does not cap the RTO", c_rto_not_capped, CF_MANUAL },
 	{ "ACK-21", "an echo older than 10 s gives no RTT sample", c_old_echo, CF_MANUAL },
 	{ "RTO-2", "the timer restarts when the oldest PSN advances", c_rto_restart, CF_MANUAL },
