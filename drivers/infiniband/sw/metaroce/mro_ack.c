@@ -224,9 +224,7 @@ void mro_detect_loss(struct mro_qp *qp, bool timer)
 		c.rttvar_us = p && p->srtt_us ? p->rttvar_us : qp->req.rttvar_us;
 		if (mro_loss_check(&c, &pkt, &wait) == MRO_NOT_LOST)
 			continue;
-		t->state = MRO_TX_LOST;
-		t->fast_lost = true;
-		qp->req.lost++;
+		mro_slot_lose(qp, t, true);
 		mro_qp_count(qp, MRO_CNT_LOSS_DETECTED, 1);
 		if (p)	/* once per transmission (mro_path_lost()) */
 			mro_pm_lost(qp, t->path, t->path_seq, false);

@@ -362,6 +362,18 @@ static inline struct mro_txslot *mro_slot(struct mro_qp *qp, u32 psn)
 	return &qp->req.slot[psn & (qp->req.win - 1)];
 }
 
+/*
+ * Declare the PSN of slot @t lost (@fast: by loss detection, not by a
+ * timer), keeping qp->req.lost the count of slots in MRO_TX_LOST
+ */
+static inline void mro_slot_lose(struct mro_qp *qp, struct mro_txslot *t,
+				 bool fast)
+{
+	t->state = MRO_TX_LOST;
+	t->fast_lost = fast;
+	qp->req.lost++;
+}
+
 static inline struct mro_swqe *mro_swqe_at(struct mro_qp *qp, u32 idx)
 {
 	return &qp->swqe[idx & qp->sq->index_mask];

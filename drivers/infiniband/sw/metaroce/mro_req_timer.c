@@ -172,10 +172,8 @@ static void mro_rto_expire(struct mro_qp *qp, struct sk_buff_head *out)
 			continue;
 		if (fired && mro_rto_recent(due, t->sent_us, qp->req.rto_us))
 			continue;
-		t->state = MRO_TX_LOST;
-		t->fast_lost = false;
+		mro_slot_lose(qp, t, false);
 		t->rto_lost = !fired;
-		qp->req.lost++;
 		/*
 		 * Only the oldest PSN weighs on its path's health: a late
 		 * timer (a descheduled host) finds every PSN old.
@@ -269,11 +267,8 @@ enum hrtimer_restart mro_req_rnr(struct hrtimer *timer)
 			if (!mro_seq_in(psn, qp->req.una, mro_inflight(qp)))
 				continue;
 			t = mro_slot(qp, psn);
-			if (t->state == MRO_TX_SENT) {
-				t->state = MRO_TX_LOST;
-				t->fast_lost = false;
-				qp->req.lost++;
-			}
+			if (t->state == MRO_TX_SENT)
+				mro_slot_lose(qp, t, false);
 		}
 		mro_req_run(qp, &out, 64);
 	}
